@@ -1,0 +1,7 @@
+"""devutils: small, exact developer utilities.
+
+Modules: `devutils.text` (one-pass multi-replace). The ``devutils`` command (also
+``python -m devutils``) has one subcommand per module.
+"""
+
+__version__ = "0.1.0"

@@ -1,0 +1,546 @@
+"""Replace many strings in one pass: leftmost-longest, literal keys, never rescanned.
+
+``multi_replace(text, {"a": "b", "b": "a"})`` swaps ``a`` and ``b``; chained
+``str.replace`` cannot. At each position the longest key that matches wins, whatever
+the mapping's order, matches never overlap, and replacement text is never scanned
+again. Keys are literal text: regex metacharacters and backslashes mean themselves.
+
+Engines (chosen per `Replacer`, all giving identical output):
+
+* a few keys: a longest-first alternation compiled with `re`;
+* many keys: an Aho-Corasick automaton (`ahocorasick_rs`, leftmost-longest);
+* whole words, or case folding that changes a text's length (``"ß"`` -> ``"ss"``):
+  every overlapping occurrence, filtered and resolved leftmost-longest in Python.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable, Iterator, Mapping
+from types import MappingProxyType
+from typing import Final
+
+import ahocorasick_rs
+
+__all__ = ["Replacement", "Replacer", "is_word_char", "multi_replace"]
+
+Replacement = str | Callable[[str], str]
+"""A mapping value: the replacement text, or a function of the matched text."""
+
+_SMALL: Final = 16
+"""Mappings with at most this many keys (and no case folding) use a `re` alternation."""
+
+_CACHE_SIZE: Final = 32
+
+
+def is_word_char(char: str) -> bool:
+    """Return True if *char* is a word character for ``whole_words``.
+
+    A word character is alphanumeric (`str.isalnum`, so any script's letters and
+    digits) or the underscore: exactly what `re`'s Unicode ``\\w`` matches.
+
+    Examples:
+        >>> [is_word_char(c) for c in "a_9é語+ -"]
+        [True, True, True, True, True, False, False, False]
+    """
+    return char.isalnum() or char == "_"
+
+
+def _describe(value: object, limit: int = 80) -> str:
+    text = repr(value)
+    if len(text) > limit:
+        text = text[: limit - 3] + "..."
+    return f"{type(value).__name__} {text}"
+
+
+def _check_flag(name: str, value: object) -> bool:
+    if not isinstance(value, bool):
+        msg = f"{name} must be a bool, got {_describe(value)}"
+        raise TypeError(msg)
+    return value
+
+
+def _check_text(text: object) -> str:
+    if not isinstance(text, str):
+        msg = f"text must be str, got {_describe(text)}"
+        raise TypeError(msg)
+    return text
+
+
+def _snapshot(mapping: object) -> dict[str, Replacement]:
+    """Copy and validate a user's mapping."""
+    if not isinstance(mapping, Mapping):
+        msg = f"mapping must be a Mapping of str to str or callable, got {_describe(mapping)}"
+        raise TypeError(msg)
+    snapshot: dict[str, Replacement] = {}
+    for key, value in mapping.items():
+        if not isinstance(key, str):
+            msg = f"mapping keys must be str, got {_describe(key)}"
+            raise TypeError(msg)
+        if not key:
+            msg = "mapping keys must be non-empty, got ''"
+            raise ValueError(msg)
+        if not isinstance(value, str) and not callable(value):
+            msg = f"mapping value for key {key!r} must be str or callable, got {_describe(value)}"
+            raise TypeError(msg)
+        snapshot[key] = value
+    return snapshot
+
+
+def _match_case(matched: str, replacement: str) -> str:
+    """Give *replacement* the case pattern of *matched* (upper, title, else as given)."""
+    if matched.isupper():
+        return replacement.upper()
+    if matched.istitle():
+        return _TITLE_WORD.sub(_title_word, replacement)
+    return replacement
+
+
+_TITLE_WORD: Final = re.compile(r"\S+")
+
+
+def _title_word(match: re.Match[str]) -> str:
+    """Upper-case the first cased character of a word and lower-case the rest."""
+    word = match.group()
+    for index, char in enumerate(word):
+        if char.lower() != char.upper():
+            return word[:index] + char.upper() + word[index + 1 :].lower()
+    return word
+
+
+class Replacer:
+    """A compiled, immutable set of replacements, applied in one pass.
+
+    Build it once and call it on many texts: it is thread-safe, picklable (it
+    pickles as its mapping and options and recompiles on load) and holds a
+    snapshot of the mapping, so later changes to the dict do not affect it.
+
+    Args:
+        mapping: Keys are the literal strings to find; values are the replacement
+            text or a function called with the matched text that returns it.
+        ignore_case: Match with full Unicode case folding (``"STRASSE"`` matches
+            ``"straße"``).
+        whole_words: Match only where the characters before and after the match
+            are not word characters (see `is_word_char`).
+        preserve_case: Give the replacement the matched text's case pattern:
+            all upper -> upper, title case -> title case, otherwise as given.
+
+    Raises:
+        TypeError: If *mapping* is not a Mapping, a key is not a str, a value is
+            neither a str nor callable, or an option is not a bool.
+        ValueError: If a key is empty, or (with *ignore_case*) two keys fold to
+            the same text but map to different values.
+
+    Examples:
+        >>> swap = Replacer({"cat": "dog", "dog": "cat"})
+        >>> swap("cat chases dog")
+        'dog chases cat'
+        >>> swap.replace_count("dogs and cats")
+        ('cats and dogs', 2)
+        >>> Replacer({"new": "old", "new york": "NYC"})("new york is new")
+        'NYC is old'
+        >>> Replacer({b"key": "value"})
+        Traceback (most recent call last):
+        ...
+        TypeError: mapping keys must be str, got bytes b'key'
+    """
+
+    __slots__ = (
+        "_ac",
+        "_by_key",
+        "_callables",
+        "_engine",
+        "_folded_index",
+        "_ignore_case",
+        "_keys",
+        "_mapping",
+        "_overlap_ac",
+        "_pattern",
+        "_preserve_case",
+        "_repl",
+        "_values",
+        "_whole_words",
+    )
+
+    _ac: ahocorasick_rs.AhoCorasick | None
+    _by_key: dict[str, Replacement]
+    _callables: bool
+    _engine: str
+    _folded_index: dict[str, int]
+    _ignore_case: bool
+    _keys: list[str]
+    _mapping: Mapping[str, Replacement]
+    _overlap_ac: ahocorasick_rs.AhoCorasick | None
+    _pattern: re.Pattern[str] | None
+    _preserve_case: bool
+    _repl: Callable[[re.Match[str]], str]
+    _values: list[Replacement]
+    _whole_words: bool
+
+    def __init__(
+        self,
+        mapping: Mapping[str, Replacement],
+        *,
+        ignore_case: bool = False,
+        whole_words: bool = False,
+        preserve_case: bool = False,
+    ) -> None:
+        init = object.__setattr__
+        init(self, "_ignore_case", _check_flag("ignore_case", ignore_case))
+        init(self, "_whole_words", _check_flag("whole_words", whole_words))
+        init(self, "_preserve_case", _check_flag("preserve_case", preserve_case))
+        snapshot = _snapshot(mapping)
+        init(self, "_mapping", MappingProxyType(snapshot))
+        init(self, "_by_key", snapshot)
+
+        keys: list[str] = []
+        values: list[Replacement] = []
+        folded_index: dict[str, int] = {}
+        if ignore_case:
+            first_key: dict[str, str] = {}
+            for key, value in snapshot.items():
+                folded = key.casefold()
+                if folded in folded_index:
+                    other = first_key[folded]
+                    if values[folded_index[folded]] != value:
+                        msg = (
+                            f"keys {other!r} and {key!r} are equal when case is ignored "
+                            f"(both fold to {folded!r}) but map to different values "
+                            f"{snapshot[other]!r} and {value!r}"
+                        )
+                        raise ValueError(msg)
+                    continue
+                folded_index[folded] = len(keys)
+                first_key[folded] = key
+                keys.append(folded)
+                values.append(value)
+        else:
+            keys = list(snapshot)
+            values = list(snapshot.values())
+        init(self, "_keys", keys)
+        init(self, "_values", values)
+        init(self, "_folded_index", folded_index)
+        init(self, "_callables", any(not isinstance(v, str) for v in values))
+        init(self, "_pattern", None)
+        init(self, "_ac", None)
+        init(self, "_overlap_ac", None)
+
+        if not keys:
+            engine = "empty"
+        elif not ignore_case and len(keys) <= _SMALL:
+            engine = "re"
+            alternation = "|".join(map(re.escape, sorted(keys, key=len, reverse=True)))
+            if whole_words:
+                alternation = rf"(?<!\w)(?:{alternation})(?!\w)"
+            init(self, "_pattern", re.compile(alternation))
+            if self._callables or preserve_case:
+                init(self, "_repl", self._general)
+            else:
+                init(self, "_repl", _dict_repl(snapshot))  # type: ignore[arg-type]
+        elif whole_words:
+            engine = "overlap"
+        else:
+            engine = "ac"
+            init(
+                self,
+                "_ac",
+                ahocorasick_rs.AhoCorasick(
+                    keys, matchkind=ahocorasick_rs.MatchKind.LeftmostLongest
+                ),
+            )
+        init(self, "_engine", engine)
+
+    # -- immutability and pickling -------------------------------------------------
+
+    def __setattr__(self, name: str, value: object) -> None:
+        msg = f"Replacer is immutable: cannot set {name!r}"
+        raise AttributeError(msg)
+
+    def __delattr__(self, name: str) -> None:
+        msg = f"Replacer is immutable: cannot delete {name!r}"
+        raise AttributeError(msg)
+
+    def __reduce__(self) -> tuple[Callable[..., Replacer], tuple[object, ...]]:
+        return (
+            _rebuild,
+            (dict(self._mapping), self._ignore_case, self._whole_words, self._preserve_case),
+        )
+
+    def __repr__(self) -> str:
+        options = "".join(
+            f", {name}=True"
+            for name, on in (
+                ("ignore_case", self._ignore_case),
+                ("whole_words", self._whole_words),
+                ("preserve_case", self._preserve_case),
+            )
+            if on
+        )
+        return f"Replacer(<{len(self._mapping)} keys>{options})"
+
+    @property
+    def mapping(self) -> Mapping[str, Replacement]:
+        """A read-only view of the mapping this Replacer was built from."""
+        return self._mapping
+
+    @property
+    def ignore_case(self) -> bool:
+        """Whether keys match with full Unicode case folding."""
+        return self._ignore_case
+
+    @property
+    def whole_words(self) -> bool:
+        """Whether matches must not touch word characters on either side."""
+        return self._whole_words
+
+    @property
+    def preserve_case(self) -> bool:
+        """Whether replacements take the matched text's case pattern."""
+        return self._preserve_case
+
+    # -- replacing ------------------------------------------------------------------
+
+    def __call__(self, text: str) -> str:
+        """Same as `replace`."""
+        return self.replace(text)
+
+    def replace(self, text: str) -> str:
+        """Return *text* with every match replaced, in one left-to-right pass.
+
+        Raises:
+            TypeError: If *text* is not a str, or a callable value returns a non-str.
+
+        Examples:
+            >>> Replacer({"a": "b", "b": "a"}).replace("abba")
+            'baab'
+        """
+        if self._engine == "re" and type(text) is str:
+            return self._pattern.sub(self._repl, text)  # type: ignore[union-attr]
+        return self.replace_count(text)[0]
+
+    def replace_count(self, text: str) -> tuple[str, int]:
+        """Return ``(new_text, number_of_replacements)``.
+
+        Examples:
+            >>> Replacer({"C++": "C#"}, whole_words=True).replace_count("C++ not C++11")
+            ('C# not C++11', 1)
+        """
+        _check_text(text)
+        engine = self._engine
+        if engine == "re":
+            assert self._pattern is not None
+            return self._pattern.subn(self._repl, text)
+        if engine == "empty":
+            return text, 0
+        matches = self._find(text)
+        if not matches:
+            return text, 0
+        return self._assemble(text, matches), len(matches)
+
+    def _general(self, match: re.Match[str]) -> str:
+        matched = match.group()
+        return self._render(self._by_key[matched], matched)
+
+    def _render(self, value: Replacement, matched: str) -> str:
+        if not isinstance(value, str):
+            result: object = value(matched)
+            if not isinstance(result, str):
+                msg = f"replacement for {matched!r} must return str, got {_describe(result)}"
+                raise TypeError(msg)
+            value = result
+        if self._preserve_case:
+            return _match_case(matched, value)
+        return value
+
+    def _find(self, text: str) -> list[tuple[int, int, int]]:
+        """Leftmost-longest, non-overlapping ``(key_index, start, end)`` in *text*."""
+        if self._engine == "ac":
+            assert self._ac is not None
+            if not self._ignore_case:
+                return self._ac.find_matches_as_indexes(text)
+            folded = text.casefold()
+            if len(folded) == len(text):
+                # Every character folded to exactly one character: positions agree.
+                return self._ac.find_matches_as_indexes(folded)
+        return self._find_overlapping(text)
+
+    def _find_overlapping(self, text: str) -> list[tuple[int, int, int]]:
+        """Resolve every overlapping occurrence leftmost-longest (exact, slower)."""
+        automaton = self._overlap_ac
+        if automaton is None:
+            automaton = ahocorasick_rs.AhoCorasick(self._keys)
+            object.__setattr__(self, "_overlap_ac", automaton)
+        haystack = text
+        origin: list[int] | None = None
+        if self._ignore_case:
+            haystack = text.casefold()
+            if len(haystack) != len(text):
+                # origin[i]: index in text of the character whose folding starts at
+                # folded index i, or -1 inside a multi-character folding.
+                origin = [-1] * (len(haystack) + 1)
+                position = 0
+                for index, char in enumerate(text):
+                    origin[position] = index
+                    position += len(char.casefold())
+                origin[position] = len(text)
+        whole = self._whole_words
+        best: dict[int, tuple[int, int]] = {}
+        for key_index, found_start, found_end in automaton.find_matches_as_indexes(
+            haystack, overlapping=True
+        ):
+            start, end = found_start, found_end
+            if origin is not None:
+                start, end = origin[found_start], origin[found_end]
+                if start < 0 or end < 0:
+                    continue
+            if whole and (
+                (start > 0 and is_word_char(text[start - 1]))
+                or (end < len(text) and is_word_char(text[end]))
+            ):
+                continue
+            previous = best.get(start)
+            if previous is None or end > previous[0]:
+                best[start] = (end, key_index)
+        chosen: list[tuple[int, int, int]] = []
+        position = 0
+        for start in sorted(best):
+            if start >= position:
+                end, key_index = best[start]
+                chosen.append((key_index, start, end))
+                position = end
+        return chosen
+
+    def _assemble(self, text: str, matches: list[tuple[int, int, int]]) -> str:
+        values = self._values
+        pieces: list[str] = []
+        append = pieces.append
+        position = 0
+        if not self._callables and not self._preserve_case:
+            for key_index, start, end in matches:
+                append(text[position:start])
+                append(values[key_index])  # type: ignore[arg-type]
+                position = end
+        else:
+            render = self._render
+            for key_index, start, end in matches:
+                append(text[position:start])
+                append(render(values[key_index], text[start:end]))
+                position = end
+        append(text[position:])
+        return "".join(pieces)
+
+    # -- streams -------------------------------------------------------------------
+
+    def iter_matches(self, text: str) -> Iterator[tuple[int, int, str]]:
+        """Yield ``(start, end, replacement)`` for each match, left to right.
+
+        Examples:
+            >>> list(Replacer({"ab": "X", "b": "Y"}).iter_matches("abb"))
+            [(0, 2, 'X'), (2, 3, 'Y')]
+        """
+        _check_text(text)
+        if self._engine == "empty":
+            return
+        if self._engine == "re":
+            assert self._pattern is not None
+            general = self._general
+            for match in self._pattern.finditer(text):
+                yield match.start(), match.end(), general(match)
+            return
+        render = self._render
+        values = self._values
+        for key_index, start, end in self._find(text):
+            yield start, end, render(values[key_index], text[start:end])
+
+
+def _dict_repl(table: dict[str, str]) -> Callable[[re.Match[str]], str]:
+    def repl(match: re.Match[str]) -> str:
+        return table[match.group()]
+
+    return repl
+
+
+def _rebuild(
+    mapping: dict[str, Replacement], ignore_case: bool, whole_words: bool, preserve_case: bool
+) -> Replacer:
+    return Replacer(
+        mapping, ignore_case=ignore_case, whole_words=whole_words, preserve_case=preserve_case
+    )
+
+
+@functools.lru_cache(maxsize=_CACHE_SIZE)
+def _cached(
+    items: tuple[tuple[str, Replacement], ...],
+    ignore_case: bool,
+    whole_words: bool,
+    preserve_case: bool,
+) -> Replacer:
+    return Replacer(
+        dict(items), ignore_case=ignore_case, whole_words=whole_words, preserve_case=preserve_case
+    )
+
+
+def _is_mapping(value: object) -> bool:
+    return isinstance(value, Mapping)
+
+
+def multi_replace(
+    text: str,
+    mapping: Mapping[str, Replacement],
+    *,
+    ignore_case: bool = False,
+    whole_words: bool = False,
+    preserve_case: bool = False,
+) -> str:
+    """Replace every key of *mapping* in *text* in one pass, longest key first.
+
+    The Python for Ruby's ``text.gsub(Regexp.union(dict.keys), dict)``, but
+    leftmost-longest: at each position the longest matching key wins, whatever
+    the mapping's order, and replacement text is never rescanned. The compiled
+    pattern is cached for recent mappings (keyed by their current items, so
+    changing the dict between calls is always seen). To reuse one mapping on
+    many texts, build a `Replacer` once.
+
+    Args:
+        text: The text to rewrite.
+        mapping: Literal keys to their replacement (a str, or a function of the
+            matched text returning a str).
+        ignore_case: See `Replacer`.
+        whole_words: See `Replacer`.
+        preserve_case: See `Replacer`.
+
+    Raises:
+        TypeError: If *text* is not a str, or *mapping* is not a Mapping of
+            non-empty str keys to str or callable values.
+        ValueError: If a key is empty, or two keys fold together with different
+            values under *ignore_case*.
+
+    Examples:
+        >>> multi_replace("ストロベリーパフェとパイナップルジュース",
+        ...               {"ストロベリー": "strawberry", "パイナップル": "pineapple"})
+        'strawberryパフェとpineappleジュース'
+        >>> multi_replace("a+b=c", {"a": "b", "b": "a", "+": " plus "})
+        'b plus a=c'
+        >>> multi_replace("STRASSE und Straße", {"strasse": "street"}, ignore_case=True)
+        'street und street'
+        >>> multi_replace("hello", {"": "x"})
+        Traceback (most recent call last):
+        ...
+        ValueError: mapping keys must be non-empty, got ''
+    """
+    _check_text(text)
+    if not _is_mapping(mapping):
+        _snapshot(mapping)  # raises the documented TypeError
+    options = (ignore_case, whole_words, preserve_case)
+    try:
+        replacer = _cached(tuple(mapping.items()), *options)
+    except TypeError as exc:
+        # An unhashable key or value: validate (which names it), else build uncached.
+        _snapshot(mapping)
+        if "unhashable" not in str(exc):
+            raise
+        replacer = Replacer(
+            mapping, ignore_case=ignore_case, whole_words=whole_words, preserve_case=preserve_case
+        )
+    return replacer.replace(text)

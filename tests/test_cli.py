@@ -1,0 +1,166 @@
+"""Tests for the ``devutils`` command: the shell usage shown in README and docs/cli.md."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from devutils import __version__
+from devutils.cli import main
+
+
+class Result:
+    def __init__(self, status: int, out: bytes, err: str) -> None:
+        self.status = status
+        self.out = out
+        self.err = err
+
+    @property
+    def text(self) -> str:
+        return self.out.decode("utf-8")
+
+
+class _Buffer(io.BytesIO):
+    """A BytesIO that survives its TextIOWrapper being closed."""
+
+    def close(self) -> None:
+        pass
+
+
+def run(args: list[str], stdin: bytes = b"") -> Result:
+    """Run ``main(args)`` in-process with byte-level stdin/stdout."""
+    stdin_buffer = _Buffer(stdin)
+    stdout_buffer = _Buffer()
+    stderr = io.StringIO()
+    saved = sys.stdin, sys.stdout, sys.stderr
+    sys.stdin = io.TextIOWrapper(stdin_buffer, encoding="utf-8")
+    sys.stdout = io.TextIOWrapper(stdout_buffer, encoding="utf-8", write_through=True)
+    sys.stderr = stderr
+    try:
+        status = main(args)
+        sys.stdout.flush()
+    finally:
+        sys.stdin, sys.stdout, sys.stderr = saved
+    return Result(status, stdout_buffer.getvalue(), stderr.getvalue())
+
+
+def test_readme_example_through_the_installed_module() -> None:
+    completed = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "devutils",
+            "replace",
+            "--pair",
+            "ストロベリー",
+            "strawberry",
+            "--pair",
+            "パイナップル",
+            "pineapple",
+        ],
+        input="ストロベリーパフェとパイナップルジュース\n".encode(),
+        capture_output=True,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stdout.decode() == "strawberryパフェとpineappleジュース\n"
+
+
+def test_version() -> None:
+    completed = subprocess.run(
+        [sys.executable, "-m", "devutils", "--version"], capture_output=True, text=True, check=False
+    )
+    assert completed.returncode == 0
+    assert completed.stdout.strip() == f"devutils {__version__}"
+
+
+def test_pairs_swap_and_longest_wins() -> None:
+    result = run(
+        ["replace", "--pair", "a", "b", "--pair", "b", "a", "--pair", "ab", "X"], b"ab ba\n"
+    )
+    assert (result.status, result.text) == (0, "X ab\n")
+
+
+def test_bytes_pass_through_unchanged_crlf() -> None:
+    result = run(["replace", "--pair", "x", "y"], b"x\r\nline\r\n")
+    assert result.out == b"y\r\nline\r\n"
+
+
+def test_options(tmp_path: Path) -> None:
+    result = run(
+        ["replace", "--pair", "acme", "corp", "-i", "--preserve-case", "-w"], b"ACME Acme acmes"
+    )
+    assert result.text == "CORP Corp acmes"
+
+
+def test_json_map(tmp_path: Path) -> None:
+    path = tmp_path / "map.json"
+    path.write_text(json.dumps({"colour": "color", "centre": "center"}), encoding="utf-8")
+    result = run(["replace", "--map", str(path)], b"colour centre")
+    assert result.text == "color center"
+
+
+def test_tsv_map_with_pairs(tmp_path: Path) -> None:
+    path = tmp_path / "glossary.tsv"
+    path.write_text("colour\tcolor\n\ncentre\tcenter\n", encoding="utf-8")
+    result = run(["replace", "--map", str(path), "--pair", "grey", "gray"], b"grey colour centre")
+    assert result.text == "gray color center"
+
+
+def test_tsv_malformed_line_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "glossary.tsv"
+    path.write_text("colour\tcolor\ncentre center\n", encoding="utf-8")
+    result = run(["replace", "--map", str(path)], b"x")
+    assert result.status == 2
+    assert "line 2" in result.err
+    assert result.err.count("\n") == 1
+    assert result.out == b""
+
+
+def test_key_given_twice_with_different_values(tmp_path: Path) -> None:
+    path = tmp_path / "m.json"
+    path.write_text('{"a": "b"}', encoding="utf-8")
+    result = run(["replace", "--map", str(path), "--pair", "a", "c"], b"a")
+    assert result.status == 2
+    assert "'a' given twice" in result.err
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["replace"], "no replacements"),
+        (["replace", "--pair", "", "x"], "non-empty"),
+        (["replace", "--map", "/nonexistent/map.json"], "cannot read --map"),
+        (["replace", "--pair", "a"], "expected 2 arguments"),
+        (["replace", "--bogus"], "unrecognized arguments"),
+        (["nosuchcommand"], "invalid choice"),
+        (["replace", "--pair", "A", "x", "--pair", "a", "y", "-i"], "equal when case is ignored"),
+    ],
+)
+def test_usage_errors_are_one_line_exit_2(args: list[str], message: str) -> None:
+    result = run(args, b"a")
+    assert result.status == 2
+    assert message in result.err
+    assert result.err.count("\n") == 1, result.err
+
+
+def test_bad_json_map(tmp_path: Path) -> None:
+    path = tmp_path / "m.json"
+    path.write_text('{"a": 1}', encoding="utf-8")
+    assert "must be a string" in run(["replace", "--map", str(path)]).err
+    path.write_text("[1, 2]", encoding="utf-8")
+    assert "expected a JSON object" in run(["replace", "--map", str(path)]).err
+    path.write_text("{oops", encoding="utf-8")
+    assert "invalid JSON at line 1" in run(["replace", "--map", str(path)]).err
+
+
+def test_undecodable_stdin_is_refused() -> None:
+    result = run(["replace", "--pair", "a", "b"], b"\xff\xfe a")
+    assert result.status == 1
+    assert "not valid UTF-8" in result.err
+    assert result.out == b""
