@@ -19,7 +19,7 @@ import functools
 import re
 from collections.abc import Callable, Iterator, Mapping
 from types import MappingProxyType
-from typing import Final
+from typing import Any, Final
 
 import ahocorasick_rs
 
@@ -29,7 +29,16 @@ Replacement = str | Callable[[str], str]
 """A mapping value: the replacement text, or a function of the matched text."""
 
 _SMALL: Final = 16
-"""Mappings with at most this many keys (and no case folding) use a `re` alternation."""
+"""Mappings with at most this many keys (and no case folding) use a `re` alternation..."""
+_SHORT: Final = 2000
+"""...for texts shorter than this; longer texts use Aho-Corasick (measured in bench/)."""
+_TRIE_MAX: Final = 500
+"""Case-sensitive ``whole_words`` mappings up to this size use a trie-shaped `re`."""
+_START: Final = "\x02"
+_END: Final = "\x03"
+"""Markers of the gaps where a whole word may start or end (see `_mark`)."""
+_FOLD_CHANGES_WORD: Final = "\u0345"
+"""The one character that case-folds to a single character of other word-ness."""
 
 _CACHE_SIZE: Final = 32
 
@@ -225,30 +234,32 @@ class Replacer:
         init(self, "_pattern", None)
         init(self, "_ac", None)
         init(self, "_overlap_ac", None)
+        if self._callables or preserve_case:
+            init(self, "_repl", self._general)
+        else:
+            init(self, "_repl", _dict_repl(snapshot))  # type: ignore[arg-type]
 
+        literal = not ignore_case
         if not keys:
             engine = "empty"
-        elif not ignore_case and len(keys) <= _SMALL:
-            engine = "re"
-            alternation = "|".join(map(re.escape, sorted(keys, key=len, reverse=True)))
-            if whole_words:
-                alternation = rf"(?<!\w)(?:{alternation})(?!\w)"
-            init(self, "_pattern", re.compile(alternation))
-            if self._callables or preserve_case:
-                init(self, "_repl", self._general)
-            else:
-                init(self, "_repl", _dict_repl(snapshot))  # type: ignore[arg-type]
+        elif whole_words and literal and len(keys) <= _TRIE_MAX:
+            engine = "regex"
+            body = _alternation(keys) if len(keys) <= _SMALL else _trie_pattern(keys)
+            init(self, "_pattern", re.compile(rf"(?<!\w)(?:{body})(?!\w)"))
         elif whole_words:
-            engine = "overlap"
+            markers = (_START, _END)
+            texts = [*keys, *(v for v in values if isinstance(v, str))]
+            if any(m in t for t in texts for m in markers):
+                engine = "overlap"
+            else:
+                engine = "marked"
+                init(self, "_ac", _leftmost_longest([_mark_key(key) for key in keys]))
+        elif literal and len(keys) <= _SMALL:
+            engine = "small"
+            init(self, "_pattern", re.compile(_alternation(keys)))
         else:
             engine = "ac"
-            init(
-                self,
-                "_ac",
-                ahocorasick_rs.AhoCorasick(
-                    keys, matchkind=ahocorasick_rs.MatchKind.LeftmostLongest
-                ),
-            )
+            init(self, "_ac", _leftmost_longest(keys))
         init(self, "_engine", engine)
 
     # -- immutability and pickling -------------------------------------------------
@@ -315,8 +326,13 @@ class Replacer:
             >>> Replacer({"a": "b", "b": "a"}).replace("abba")
             'baab'
         """
-        if self._engine == "re" and type(text) is str:
-            return self._pattern.sub(self._repl, text)  # type: ignore[union-attr]
+        pattern = self._pattern
+        if (
+            type(text) is str
+            and pattern is not None
+            and (self._engine == "regex" or len(text) < _SHORT)
+        ):
+            return pattern.sub(self._repl, text)
         return self.replace_count(text)[0]
 
     def replace_count(self, text: str) -> tuple[str, int]:
@@ -328,15 +344,14 @@ class Replacer:
         """
         _check_text(text)
         engine = self._engine
-        if engine == "re":
-            assert self._pattern is not None
-            return self._pattern.subn(self._repl, text)
         if engine == "empty":
             return text, 0
-        matches = self._find(text)
+        if self._pattern is not None and (engine == "regex" or len(text) < _SHORT):
+            return self._pattern.subn(self._repl, text)
+        matches, haystack = self._find(text)
         if not matches:
             return text, 0
-        return self._assemble(text, matches), len(matches)
+        return self._assemble(haystack, matches, marked=haystack is not text), len(matches)
 
     def _general(self, match: re.Match[str]) -> str:
         matched = match.group()
@@ -353,17 +368,31 @@ class Replacer:
             return _match_case(matched, value)
         return value
 
-    def _find(self, text: str) -> list[tuple[int, int, int]]:
-        """Leftmost-longest, non-overlapping ``(key_index, start, end)`` in *text*."""
-        if self._engine == "ac":
-            assert self._ac is not None
-            if not self._ignore_case:
-                return self._ac.find_matches_as_indexes(text)
-            folded = text.casefold()
-            if len(folded) == len(text):
-                # Every character folded to exactly one character: positions agree.
-                return self._ac.find_matches_as_indexes(folded)
-        return self._find_overlapping(text)
+    def _find(self, text: str) -> tuple[list[tuple[int, int, int]], str]:
+        """Return leftmost-longest ``(key_index, start, end)`` and the string they index.
+
+        That string is *text*, or for the "marked" engine *text* with word-boundary
+        markers inserted (see `_mark`), which `_assemble` removes again.
+        """
+        engine = self._engine
+        if engine == "small" and self._ac is None:
+            assert self._pattern is not None  # long text, few keys: Aho-Corasick is faster
+            object.__setattr__(self, "_ac", _leftmost_longest(self._keys))
+        automaton = self._ac
+        if engine == "overlap" or automaton is None:
+            return self._find_overlapping(text), text
+        haystack = text
+        if engine == "marked":
+            if _START in text or _END in text or (self._ignore_case and _FOLD_CHANGES_WORD in text):
+                return self._find_overlapping(text), text
+            haystack = _mark(text)
+        if not self._ignore_case:
+            return automaton.find_matches_as_indexes(haystack), haystack
+        folded = haystack.casefold()
+        if len(folded) == len(haystack):
+            # Every character folded to exactly one character: positions agree.
+            return automaton.find_matches_as_indexes(folded), haystack
+        return self._find_overlapping(text), text
 
     def _find_overlapping(self, text: str) -> list[tuple[int, int, int]]:
         """Resolve every overlapping occurrence leftmost-longest (exact, slower)."""
@@ -411,23 +440,29 @@ class Replacer:
                 position = end
         return chosen
 
-    def _assemble(self, text: str, matches: list[tuple[int, int, int]]) -> str:
+    def _assemble(self, haystack: str, matches: list[tuple[int, int, int]], *, marked: bool) -> str:
         values = self._values
         pieces: list[str] = []
         append = pieces.append
         position = 0
         if not self._callables and not self._preserve_case:
             for key_index, start, end in matches:
-                append(text[position:start])
+                append(haystack[position:start])
                 append(values[key_index])  # type: ignore[arg-type]
                 position = end
-        else:
-            render = self._render
-            for key_index, start, end in matches:
-                append(text[position:start])
-                append(render(values[key_index], text[start:end]))
-                position = end
-        append(text[position:])
+            append(haystack[position:])
+            result = "".join(pieces)
+            return _unmark(result) if marked else result
+        render = self._render
+        for key_index, start, end in matches:
+            gap = haystack[position:start]
+            matched = haystack[start:end]
+            if marked:
+                gap, matched = _unmark(gap), _unmark(matched)
+            append(gap)
+            append(render(values[key_index], matched))
+            position = end
+        append(_unmark(haystack[position:]) if marked else haystack[position:])
         return "".join(pieces)
 
     # -- streams -------------------------------------------------------------------
@@ -442,16 +477,75 @@ class Replacer:
         _check_text(text)
         if self._engine == "empty":
             return
-        if self._engine == "re":
-            assert self._pattern is not None
+        if self._pattern is not None and (self._engine == "regex" or len(text) < _SHORT):
             general = self._general
             for match in self._pattern.finditer(text):
                 yield match.start(), match.end(), general(match)
             return
+        matches, haystack = self._find(text)
+        if haystack is not text:  # positions in the marked text: resolve on the original
+            matches = self._find_overlapping(text)
         render = self._render
         values = self._values
-        for key_index, start, end in self._find(text):
+        for key_index, start, end in matches:
             yield start, end, render(values[key_index], text[start:end])
+
+
+def _alternation(keys: list[str]) -> str:
+    """A longest-first alternation: with literal keys, `re` then matches leftmost-longest."""
+    return "|".join(map(re.escape, sorted(keys, key=len, reverse=True)))
+
+
+def _trie_pattern(keys: list[str]) -> str:
+    """A trie-shaped pattern; sibling branches start with distinct characters, and each
+    optional tail is greedy, so `re` backtracks from the longest key to shorter ones."""
+    trie: dict[str, dict[str, Any]] = {}
+    for key in keys:
+        node = trie
+        for char in key:
+            node = node.setdefault(char, {})
+        node[""] = {}
+
+    def build(node: dict[str, dict[str, Any]]) -> str:
+        branches = [re.escape(char) + build(child) for char, child in node.items() if char]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        return f"(?:{body})?" if "" in node else body
+
+    return build(trie)
+
+
+def _leftmost_longest(keys: list[str]) -> ahocorasick_rs.AhoCorasick:
+    return ahocorasick_rs.AhoCorasick(keys, matchkind=ahocorasick_rs.MatchKind.LeftmostLongest)
+
+
+def _mark(text: str) -> str:
+    """Insert `_START` in every gap where a whole word may start and `_END` where one may end.
+
+    Gap ``g`` (before ``text[g]``) gets `_END` if ``text[g]`` is not a word character
+    (or ``g == len(text)``), then `_START` if ``text[g - 1]`` is not one (or ``g == 0``).
+    A key, marked the same way inside and framed by `_START` ... `_END` (`_mark_key`),
+    then occurs in the marked text exactly where it occurs as a whole word, so plain
+    leftmost-longest search enforces the word boundaries. Built with C-speed
+    `str.replace` calls, one per distinct non-word character.
+    """
+    for char in {char for char in set(text) if not is_word_char(char)}:
+        text = text.replace(char, f"{_END}{char}{_START}")
+    return f"{_START}{text}{_END}".replace(_START + _END, _END + _START)
+
+
+def _mark_key(key: str) -> str:
+    marked = _mark(key)
+    if not is_word_char(key[0]):  # drop the leading gap's _END ...
+        marked = marked[1:]
+    if not is_word_char(key[-1]):  # ... and the trailing gap's _START
+        marked = marked[:-1]
+    return marked
+
+
+def _unmark(text: str) -> str:
+    return text.replace(_START, "").replace(_END, "")
 
 
 def _dict_repl(table: dict[str, str]) -> Callable[[re.Match[str]], str]:

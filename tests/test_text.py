@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import contextlib
 import pickle
 import re
+import sys
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from unittest import mock
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from devutils import text as text_module
 from devutils.text import Replacement, Replacer, is_word_char, multi_replace
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "text.md"
@@ -311,6 +315,30 @@ def test_threads_share_one_replacer() -> None:
 
 # -- properties against the reference ------------------------------------------------------
 
+ENGINES = ["default", "regex", "automaton", "overlap"]
+
+
+@contextlib.contextmanager
+def engine(name: str) -> Iterator[None]:
+    """Force every Replacer built inside to one engine (thresholds are read at build)."""
+    with contextlib.ExitStack() as stack:
+        if name in ("regex", "automaton"):
+            stack.enter_context(mock.patch.object(text_module, "_SMALL", 0))
+        if name == "regex":
+            stack.enter_context(mock.patch.object(text_module, "_TRIE_MAX", 10**9))
+        if name == "automaton":
+            stack.enter_context(mock.patch.object(text_module, "_TRIE_MAX", 0))
+            stack.enter_context(mock.patch.object(text_module, "_SHORT", 0))
+        if name == "overlap":
+
+            def overlap(self: Replacer, text: str) -> tuple[list[tuple[int, int, int]], str]:
+                return self._find_overlapping(text), text
+
+            stack.enter_context(mock.patch.object(Replacer, "_find", overlap))
+            stack.enter_context(mock.patch.object(text_module, "_SHORT", 0))
+        yield
+
+
 ALPHABET = "abAB sSß_-.é"
 keys = st.text(ALPHABET, min_size=1, max_size=4)
 # Filler keys that never occur push a mapping from the `re` engine to Aho-Corasick.
@@ -325,12 +353,26 @@ def mappings(draw: st.DrawFn) -> dict[str, str]:
     return mapping
 
 
-@given(text=st.text(ALPHABET, max_size=30), mapping=mappings(), whole_words=st.booleans())
-def test_matches_reference(text: str, mapping: dict[str, str], whole_words: bool) -> None:
+@given(
+    text=st.text(ALPHABET, max_size=30),
+    mapping=mappings(),
+    whole_words=st.booleans(),
+    name=st.sampled_from(ENGINES),
+)
+def test_matches_reference(
+    text: str, mapping: dict[str, str], whole_words: bool, name: str
+) -> None:
     expected = reference(text, mapping, whole_words=whole_words)
+    with engine(name):
+        replacer = Replacer(mapping, whole_words=whole_words)
+        assert replacer(text) == expected
+        assert replacer.replace_count(text)[0] == expected
+        pieces, position = [], 0
+        for start, end, replacement in replacer.iter_matches(text):
+            pieces += [text[position:start], replacement]
+            position = end
+        assert "".join(pieces) + text[position:] == expected
     assert multi_replace(text, mapping, whole_words=whole_words) == expected
-    replacer = Replacer(mapping, whole_words=whole_words)
-    assert replacer(text) == expected
 
 
 @given(
@@ -338,9 +380,10 @@ def test_matches_reference(text: str, mapping: dict[str, str], whole_words: bool
     mapping=mappings(),
     whole_words=st.booleans(),
     preserve_case=st.booleans(),
+    name=st.sampled_from(ENGINES),
 )
 def test_ignore_case_matches_reference(
-    text: str, mapping: dict[str, str], whole_words: bool, preserve_case: bool
+    text: str, mapping: dict[str, str], whole_words: bool, preserve_case: bool, name: str
 ) -> None:
     folded: dict[str, str] = {}
     for key, value in mapping.items():
@@ -348,7 +391,28 @@ def test_ignore_case_matches_reference(
     mapping = {key: folded[key.casefold()] for key in mapping}  # no conflicting keys
     options = {"ignore_case": True, "whole_words": whole_words, "preserve_case": preserve_case}
     expected = reference(text, mapping, **options)
-    assert Replacer(mapping, **options)(text) == expected
+    with engine(name):
+        assert Replacer(mapping, **options)(text) == expected
+        functions = {fold: (lambda _m, v=value: v) for fold, value in folded.items()}
+        with_callables = {key: functions[key.casefold()] for key in mapping}
+        assert Replacer(with_callables, **options)(text) == expected
+
+
+def test_fold_changes_word_constant_is_complete() -> None:
+    changed = {
+        chr(i)
+        for i in range(sys.maxunicode + 1)
+        if len(chr(i).casefold()) == 1 and is_word_char(chr(i)) != is_word_char(chr(i).casefold())
+    }
+    assert changed == {text_module._FOLD_CHANGES_WORD}
+
+
+@pytest.mark.parametrize("name", ENGINES)
+def test_marker_characters_in_text_keys_and_values(name: str) -> None:
+    with engine(name):
+        mapping = {"a\x02": "\x03", "b": "\x02c"}
+        assert Replacer(mapping, whole_words=True)("a\x02 b \x02b") == "\x03 \x02c \x02\x02c"
+        assert Replacer({"b": "X"}, whole_words=True)("\x02b\x03 b") == "\x02X\x03 X"
 
 
 @given(text=st.text(ALPHABET, max_size=30), mapping=mappings())

@@ -1,0 +1,59 @@
+"""``devutils months``: the command line of `devutils.dates`."""
+
+from __future__ import annotations
+
+import argparse
+from datetime import date, datetime
+from typing import Any
+
+from devutils.cli import CliError
+from devutils.dates import count_months, iter_months, months_between
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "months",
+        help="count the calendar months a date range touches",
+        description=(
+            "Print how many calendar months the closed range START..END touches "
+            "(2024-01-15 2024-03-05 -> 3). Dates are ISO 8601: YYYY-MM-DD, or a "
+            "datetime such as 2024-01-15T10:00 or 2024-01-15T10:00+01:00."
+        ),
+    )
+    parser.add_argument("start", metavar="START", help="first day (ISO 8601)")
+    parser.add_argument("end", metavar="END", help="last day (ISO 8601)")
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--list", action="store_true", help="print each month as YYYY-MM instead")
+    group.add_argument(
+        "--elapsed",
+        action="store_true",
+        help="print whole months elapsed instead (relativedelta semantics; may be negative)",
+    )
+    parser.set_defaults(handler=run)
+
+
+def parse_iso(name: str, text: str) -> date:
+    """Parse an ISO 8601 date or datetime, explicitly."""
+    try:
+        if len(text) <= 10 and "T" not in text and " " not in text:
+            return date.fromisoformat(text)
+        return datetime.fromisoformat(text)
+    except ValueError as exc:
+        msg = f"{name} is not an ISO 8601 date or datetime: {text!r} ({exc})"
+        raise CliError(msg) from exc
+
+
+def run(args: argparse.Namespace) -> int:
+    start = parse_iso("START", args.start)
+    end = parse_iso("END", args.end)
+    try:
+        if args.elapsed:
+            print(months_between(start, end))
+        elif args.list:
+            for month in iter_months(start, end):
+                print(f"{month.year:04d}-{month.month:02d}")
+        else:
+            print(count_months(start, end))
+    except (TypeError, ValueError) as exc:
+        raise CliError(str(exc)) from exc
+    return 0

@@ -1,0 +1,312 @@
+"""Tests for devutils.dates: the issue's worked examples, every error, properties."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, date, datetime, time, timedelta, timezone
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+from dateutil.relativedelta import relativedelta
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+from devutils.dates import (
+    add_months,
+    count_months,
+    days_in_month,
+    iter_months,
+    month_end,
+    month_start,
+    months_between,
+)
+
+NY = ZoneInfo("America/New_York")
+DOCS = Path(__file__).resolve().parent.parent / "docs" / "dates.md"
+
+# -- worked examples ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("start", "end", "expected"),
+    [
+        (date(2024, 1, 15), date(2024, 3, 5), 3),
+        (date(2023, 12, 31), date(2024, 1, 1), 2),
+        (date(2024, 5, 5), date(2024, 5, 5), 1),
+        (date(1, 1, 1), date(9999, 12, 31), 119988),
+        (datetime(2024, 1, 31, 23, 59), datetime(2024, 2, 1, 0, 0), 2),
+        (date(2024, 1, 31), datetime(2024, 1, 31, 0, 0), 1),
+    ],
+)
+def test_count_months_examples(start: date, end: date, expected: int) -> None:
+    assert count_months(start, end) == expected
+
+
+@pytest.mark.parametrize(
+    ("start", "end", "expected"),
+    [
+        (date(2024, 1, 31), date(2024, 2, 29), 1),
+        (date(2024, 2, 29), date(2025, 2, 28), 12),
+        (datetime(2024, 1, 31, 10), datetime(2024, 2, 29, 9), 0),
+        (datetime(2024, 1, 31, 10), datetime(2024, 2, 29, 10), 1),
+        (date(2024, 1, 15), date(2024, 1, 14), 0),
+        (date(2024, 3, 31), date(2024, 2, 29), -1),
+        (date(2024, 3, 1), date(2024, 1, 31), -1),
+        (date(2024, 3, 1), date(2024, 1, 1), -2),
+    ],
+)
+def test_months_between_examples(start: date, end: date, expected: int) -> None:
+    assert months_between(start, end) == expected
+
+
+@pytest.mark.parametrize(
+    ("d", "n", "expected"),
+    [
+        (date(2024, 1, 31), 1, date(2024, 2, 29)),
+        (date(2023, 1, 31), 1, date(2023, 2, 28)),
+        (date(2024, 1, 31), 2, date(2024, 3, 31)),
+        (date(2024, 3, 31), -1, date(2024, 2, 29)),
+        (date(2024, 12, 15), 1, date(2025, 1, 15)),
+        (date(2024, 1, 15), -13, date(2022, 12, 15)),
+        (date(1, 1, 1), 0, date(1, 1, 1)),
+    ],
+)
+def test_add_months_examples(d: date, n: int, expected: date) -> None:
+    assert add_months(d, n) == expected
+
+
+def test_add_months_is_not_associative() -> None:
+    jan31 = date(2024, 1, 31)
+    assert add_months(add_months(jan31, 1), 1) == date(2024, 3, 29)
+    assert add_months(jan31, 2) == date(2024, 3, 31)
+
+
+def test_add_months_keeps_type_time_tzinfo_and_fold() -> None:
+    value = datetime(2024, 10, 31, 1, 30, 15, 7, tzinfo=NY, fold=1)
+    result = add_months(value, 1)
+    assert type(result) is datetime
+    assert result == datetime(2024, 11, 30, 1, 30, 15, 7, tzinfo=NY, fold=1)
+    assert (result.tzinfo, result.fold) == (NY, 1)
+
+    class MyDate(date):
+        pass
+
+    assert type(add_months(MyDate(2024, 1, 31), 1)) is MyDate
+
+
+def test_iter_months() -> None:
+    months = list(iter_months(date(2024, 1, 31), date(2024, 5, 1)))
+    assert months == [date(2024, m, 1) for m in range(1, 6)]
+    assert list(iter_months(date(2023, 11, 5), date(2024, 2, 1)))[-2:] == [
+        date(2024, 1, 1),
+        date(2024, 2, 1),
+    ]
+
+
+def test_iter_months_validates_eagerly() -> None:
+    with pytest.raises(ValueError, match="end must not be before start"):
+        iter_months(date(2024, 2, 1), date(2024, 1, 1))  # no next() needed
+
+
+def test_helpers() -> None:
+    assert days_in_month(2024, 2) == 29
+    assert days_in_month(1900, 2) == 28
+    assert days_in_month(2000, 2) == 29
+    assert days_in_month(2023, 4) == 30
+    assert month_start(date(2024, 2, 29)) == date(2024, 2, 1)
+    assert month_end(date(2024, 2, 1)) == date(2024, 2, 29)
+    moment = datetime(2024, 2, 10, 12, tzinfo=NY)
+    assert month_start(moment) == datetime(2024, 2, 1, tzinfo=NY)
+    assert month_end(moment) == datetime(2024, 2, 29, 23, 59, 59, 999999, tzinfo=NY)
+
+
+# -- time zones ----------------------------------------------------------------------------
+
+
+def test_aware_counts_in_the_starts_wall_clock() -> None:
+    start = datetime(2024, 1, 15, 10, tzinfo=NY)
+    end = datetime(2024, 1, 31, 20, tzinfo=NY)  # already February in UTC
+    assert end.astimezone(UTC).month == 2
+    assert count_months(start, end) == 1
+    assert months_between(start, end) == 0
+
+
+def test_aware_end_in_another_zone_is_converted() -> None:
+    start = datetime(2024, 1, 15, 10, tzinfo=NY)
+    end = datetime(2024, 2, 1, 0, 30, tzinfo=UTC)  # Jan 31 19:30 in New York
+    assert count_months(start, end) == 1
+    end_tokyo = datetime(2024, 2, 1, 12, tzinfo=ZoneInfo("Asia/Tokyo"))  # Jan 31 22:00 NY
+    assert count_months(start, end_tokyo) == 1
+
+
+def test_date_with_naive_datetime_is_midnight() -> None:
+    assert months_between(date(2024, 1, 31), datetime(2024, 2, 29, 0, 0)) == 1
+    assert months_between(datetime(2024, 1, 31, 0, 1), date(2024, 2, 29)) == 0
+
+
+# -- errors --------------------------------------------------------------------------------
+
+BAD_VALUES = [None, "2024-01-01", 20240101, 1.5, True, time(1, 2), timedelta(days=1)]
+
+
+@pytest.mark.parametrize("bad", BAD_VALUES, ids=repr)
+@pytest.mark.parametrize("function", [count_months, months_between])
+def test_non_dates_are_type_errors(function: object, bad: object) -> None:
+    assert callable(function)
+    with pytest.raises(TypeError, match=r"start must be a datetime.date.*" + re.escape(repr(bad))):
+        function(bad, date(2024, 1, 1))
+    with pytest.raises(TypeError, match=r"end must be a datetime.date"):
+        function(date(2024, 1, 1), bad)
+
+
+@pytest.mark.parametrize("bad", BAD_VALUES, ids=repr)
+def test_helpers_refuse_non_dates(bad: object) -> None:
+    for function in (month_start, month_end):
+        with pytest.raises(TypeError, match=r"d must be a datetime\.date"):
+            function(bad)  # type: ignore[type-var]
+    with pytest.raises(TypeError, match=r"d must be a datetime\.date"):
+        add_months(bad, 1)  # type: ignore[type-var]
+    with pytest.raises(TypeError, match=r"start must be a datetime\.date"):
+        iter_months(bad, date(2024, 1, 1))  # type: ignore[arg-type]
+
+
+def test_reversed_range_names_both_values() -> None:
+    start, end = datetime(2024, 1, 1, 12), datetime(2024, 1, 1, 11)
+    with pytest.raises(ValueError, match=r"start=datetime.datetime\(2024, 1, 1, 12, 0\), end="):
+        count_months(start, end)
+
+
+def test_naive_mixed_with_aware() -> None:
+    aware = datetime(2024, 1, 1, tzinfo=UTC)
+    with pytest.raises(TypeError, match="cannot mix a naive datetime and an aware datetime"):
+        count_months(datetime(2024, 1, 1), aware)
+    with pytest.raises(TypeError, match="cannot mix a date and an aware datetime"):
+        months_between(date(2024, 1, 1), aware)
+    with pytest.raises(TypeError, match="cannot mix an aware datetime and a date"):
+        count_months(aware, date(2024, 2, 1))
+
+
+@pytest.mark.parametrize("n", [1.0, 1.5, True, False, "1", None])
+def test_add_months_refuses_non_int(n: object) -> None:
+    with pytest.raises(TypeError, match=r"n must be an int, got " + re.escape(type(n).__name__)):
+        add_months(date(2024, 1, 1), n)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("d", "n"), [(date(9999, 12, 1), 1), (date(1, 1, 31), -1), (date(2024, 1, 1), 10**6)]
+)
+def test_add_months_overflow(d: date, n: int) -> None:
+    with pytest.raises(OverflowError, match=r"outside years 1\.\.9999"):
+        add_months(d, n)
+
+
+@pytest.mark.parametrize(
+    ("year", "month", "error"),
+    [
+        (2024, 13, ValueError),
+        (2024, 0, ValueError),
+        (0, 1, ValueError),
+        (2024.0, 1, TypeError),
+        (2024, True, TypeError),
+    ],
+)
+def test_days_in_month_errors(year: object, month: object, error: type[Exception]) -> None:
+    with pytest.raises(error, match=r"year|month"):
+        days_in_month(year, month)  # type: ignore[arg-type]
+
+
+def test_pandas_nat_is_a_value_error() -> None:
+    pd = pytest.importorskip("pandas")
+    with pytest.raises(ValueError, match="start must be a real date, got NaT"):
+        count_months(pd.NaT, date(2024, 1, 1))
+    assert count_months(pd.Timestamp("2024-01-15"), pd.Timestamp("2024-03-05")) == 3
+    assert add_months(pd.Timestamp("2024-01-31 10:00"), 1) == pd.Timestamp("2024-02-29 10:00")
+
+
+# -- properties ----------------------------------------------------------------------------
+
+dates = st.dates(min_value=date(1, 1, 1), max_value=date(9999, 12, 31))
+datetimes = st.datetimes(min_value=datetime(1, 1, 1), max_value=datetime(9999, 12, 31, 23, 59))
+
+
+def brute_force_count(start: date, end: date) -> int:
+    """The Rails snippet: every day of the range, distinct (year, month) pairs."""
+    days = (end - start).days
+    return len({((d := start + timedelta(days=i)).year, d.month) for i in range(days + 1)})
+
+
+@given(start=dates, days=st.integers(0, 800))
+def test_count_months_equals_brute_force(start: date, days: int) -> None:
+    assume(start.toordinal() + days <= date.max.toordinal())
+    end = start + timedelta(days=days)
+    assert count_months(start, end) == brute_force_count(start, end)
+    assert len(list(iter_months(start, end))) == count_months(start, end)
+
+
+@given(start=st.one_of(dates, datetimes), end=st.one_of(dates, datetimes))
+def test_months_between_equals_relativedelta(start: date, end: date) -> None:
+    delta = relativedelta(end, start)
+    assert months_between(start, end) == delta.years * 12 + delta.months
+
+
+@given(d=st.one_of(dates, datetimes), n=st.integers(-120000, 120000))
+def test_add_months_round_trip(d: date, n: int) -> None:
+    try:
+        moved = add_months(d, n)
+    except OverflowError:
+        assume(False)
+        raise
+    assert moved == d + relativedelta(months=n)
+    assert months_between(d, moved) == n
+    assert moved.day <= d.day
+    assert days_in_month(moved.year, moved.month) >= moved.day
+
+
+@given(start=dates, end=dates)
+def test_iter_months_matches_count(start: date, end: date) -> None:
+    start, end = min(start, end), max(start, end)
+    assume(count_months(start, end) < 5000)
+    months = list(iter_months(start, end))
+    assert len(months) == count_months(start, end)
+    assert months[0] == month_start(start)
+    assert months[-1] == month_start(end)
+    assert all(add_months(months[0], k) == m for k, m in enumerate(months))
+
+
+OFFSETS = st.integers(-14 * 60, 14 * 60).map(lambda m: timezone(timedelta(minutes=m)))
+
+
+@given(
+    start=st.datetimes(min_value=datetime(2, 1, 1), max_value=datetime(9998, 12, 31)),
+    end=st.datetimes(min_value=datetime(2, 1, 1), max_value=datetime(9998, 12, 31)),
+    zone_a=OFFSETS,
+    zone_b=OFFSETS,
+)
+def test_aware_across_zones_is_the_starts_wall_clock(
+    start: datetime, end: datetime, zone_a: timezone, zone_b: timezone
+) -> None:
+    aware_start, aware_end = start.replace(tzinfo=zone_a), end.replace(tzinfo=zone_b)
+    wall_end = aware_end.astimezone(zone_a).replace(tzinfo=None)
+    assert months_between(aware_start, aware_end) == months_between(start, wall_end)
+    if wall_end >= start:
+        assert count_months(aware_start, aware_end) == count_months(start, wall_end)
+
+
+@given(start=dates, days=st.integers(0, 3000))
+def test_docs_stdlib_count_months_agrees(start: date, days: int) -> None:
+    assume(start.toordinal() + days <= date.max.toordinal())
+    end = start + timedelta(days=days)
+    blocks = re.findall(r"```python\n(.*?)```", DOCS.read_text(encoding="utf-8"), flags=re.S)
+    (source,) = [b for b in blocks if "def count_months(" in b]
+    namespace: dict[str, object] = {}
+    exec(source, namespace)  # the copy-paste version printed in the docs
+    function = namespace["count_months"]
+    assert callable(function)
+    assert function(start, end) == count_months(start, end)
+
+
+@given(d=st.one_of(dates, datetimes))
+def test_month_start_and_end_bracket_the_value(d: date) -> None:
+    assert month_start(d) <= d <= month_end(d)
+    assert count_months(month_start(d), month_end(d)) == 1
