@@ -144,10 +144,10 @@ def warm(engine: Engine) -> Engine:
 
 def engines(mapping: dict[str, str], option: str) -> dict[str, Callable[[], Engine]]:
     """Builders for every engine that supports *option* ('', 'ignore_case', 'whole_words')."""
-    keys = list(mapping)
-    longest_first = sorted(keys, key=len, reverse=True)
     flags = re.IGNORECASE if option == "ignore_case" else 0
     table = {k.casefold(): v for k, v in mapping.items()} if option == "ignore_case" else mapping
+    keys = list(table)  # case-folded for ignore_case: trie siblings must differ after folding
+    longest_first = sorted(keys, key=len, reverse=True)
     wrap = (lambda p: rf"(?<!\w)(?:{p})(?!\w)") if option == "whole_words" else (lambda p: p)
     fold = option == "ignore_case"
     kwargs = {option: True} if option else {}

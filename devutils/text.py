@@ -575,6 +575,9 @@ def _cached(
     )
 
 
+_last: tuple[Mapping[str, Replacement], tuple[bool, bool, bool], Replacer] | None = None
+
+
 def _is_mapping(value: object) -> bool:
     return isinstance(value, Mapping)
 
@@ -623,10 +626,16 @@ def multi_replace(
         ...
         ValueError: mapping keys must be non-empty, got ''
     """
+    global _last  # noqa: PLW0603 - a one-entry cache, replaced whole (thread-safe)
     _check_text(text)
+    options = (ignore_case, whole_words, preserve_case)
+    last = _last
+    # The same dict as last time, still equal to the snapshot compiled then: reuse it
+    # (a C-level dict comparison; cheaper than hashing the items of a large mapping).
+    if last is not None and last[0] is mapping and last[1] == options and mapping == last[2]._by_key:
+        return last[2].replace(text)
     if not _is_mapping(mapping):
         _snapshot(mapping)  # raises the documented TypeError
-    options = (ignore_case, whole_words, preserve_case)
     try:
         replacer = _cached(tuple(mapping.items()), *options)
     except TypeError as exc:
@@ -637,4 +646,6 @@ def multi_replace(
         replacer = Replacer(
             mapping, ignore_case=ignore_case, whole_words=whole_words, preserve_case=preserve_case
         )
+    if type(mapping) is dict:
+        _last = (mapping, options, replacer)
     return replacer.replace(text)
