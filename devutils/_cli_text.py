@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
+from devutils._stream import DEFAULT_CHUNK
 from devutils.cli import CliError
 from devutils.text import Replacer
 
@@ -15,12 +15,16 @@ from devutils.text import Replacer
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "replace",
-        help="replace many strings in one pass (leftmost-longest)",
+        help="replace many strings in one pass (leftmost-longest), in streams or files",
         description=(
             "Replace many strings in one pass: at each position the longest key wins, "
-            "and replacements are never rescanned. Reads stdin, writes stdout."
+            "and replacements are never rescanned. With no FILE (or -) it filters stdin "
+            "to stdout; with FILEs it writes the results to stdout in order, or rewrites "
+            "them atomically with --in-place. Exit status: 0 done, 1 a file was refused "
+            "or failed, 2 usage error."
         ),
     )
+    parser.add_argument("files", nargs="*", metavar="FILE", help="files to read (- is stdin)")
     parser.add_argument(
         "--pair",
         nargs=2,
@@ -35,9 +39,7 @@ def register(subparsers: Any) -> None:
         metavar="FILE",
         help="a JSON object or a two-column TSV file (FROM<TAB>TO per line) of replacements",
     )
-    parser.add_argument(
-        "-i", "--ignore-case", action="store_true", help="full Unicode case folding"
-    )
+    parser.add_argument("--ignore-case", action="store_true", help="full Unicode case folding")
     parser.add_argument(
         "-w", "--whole-words", action="store_true", help="match only where not inside a word"
     )
@@ -46,7 +48,64 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="give each replacement the matched text's case (UPPER, Title, else as given)",
     )
+    parser.add_argument(
+        "--in-place",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="SUFFIX",
+        help="rewrite each FILE atomically; --in-place=SUFFIX keeps a backup FILE+SUFFIX",
+    )
+    parser.add_argument(
+        "-n", "--dry-run", action="store_true", help="change nothing; print each file's count"
+    )
+    parser.add_argument(
+        "--diff", action="store_true", help="change nothing; print a unified diff instead"
+    )
+    parser.add_argument(
+        "--count", action="store_true", help="print each file's count on stderr afterwards"
+    )
+    parser.add_argument(
+        "-j", "--jobs", type=_positive_int, default=1, metavar="N", help="files processed at once"
+    )
+    parser.add_argument(
+        "-r", "--recursive", action="store_true", help="walk directories given as FILE"
+    )
+    parser.add_argument(
+        "--hidden", action="store_true", help="with --recursive, include hidden files and dirs"
+    )
+    parser.add_argument("--encoding", default="utf-8", help="text encoding (default: utf-8)")
+    parser.add_argument(
+        "--chunk-size", type=_positive_int, default=DEFAULT_CHUNK, help=argparse.SUPPRESS
+    )
+    parser.add_argument(
+        "--progress",
+        choices=["auto", "always", "never"],
+        default="auto",
+        help="a progress bar on stderr: auto (a terminal and long work), always or never",
+    )
     parser.set_defaults(handler=run)
+
+
+def prepare_argv(argv: list[str]) -> list[str]:
+    """Let a bare ``--in-place`` take no value, so ``--in-place FILE`` keeps FILE a file."""
+    out: list[str] = []
+    for index, arg in enumerate(argv):
+        if arg == "--":
+            return out + argv[index:]
+        out.append("--in-place=" if arg == "--in-place" else arg)
+    return out
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        msg = f"must be a positive integer, got {text!r}"
+        raise argparse.ArgumentTypeError(msg)
+    return value
 
 
 def load_map(path: str) -> dict[str, str]:
@@ -138,13 +197,7 @@ def build_replacer(args: argparse.Namespace) -> Replacer:
 
 
 def run(args: argparse.Namespace) -> int:
+    from devutils._cli_files import run_files
+
     replacer = build_replacer(args)
-    data = sys.stdin.buffer.read()
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        msg = f"stdin is not valid UTF-8 (byte {exc.start})"
-        raise CliError(msg, status=1) from exc
-    sys.stdout.buffer.write(replacer.replace(text).encode("utf-8"))
-    sys.stdout.buffer.flush()
-    return 0
+    return run_files(replacer, args)

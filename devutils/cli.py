@@ -57,9 +57,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         >>> main(["--version"])  # doctest: +SKIP
         devutils 0.1.0
     """
+    from devutils._cli_text import prepare_argv
+
     parser = build_parser()
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if arguments[:1] == ["replace"]:
+        arguments = prepare_argv(arguments)
     try:
-        args = parser.parse_args(argv)
+        args = parser.parse_args(arguments)
     except SystemExit as exc:  # --help, --version and usage errors
         return exc.code if isinstance(exc.code, int) else 2
     handler: Handler = args.handler

@@ -16,6 +16,7 @@ Engines (chosen per `Replacer`, all giving identical output):
 from __future__ import annotations
 
 import functools
+import os
 import re
 from collections.abc import Callable, Iterator, Mapping
 from types import MappingProxyType
@@ -23,7 +24,10 @@ from typing import Any, Final
 
 import ahocorasick_rs
 
-__all__ = ["Replacement", "Replacer", "is_word_char", "multi_replace"]
+from devutils import _stream
+from devutils._stream import FileRefusedError, SupportsRead, SupportsWrite
+
+__all__ = ["FileRefusedError", "Replacement", "Replacer", "is_word_char", "multi_replace"]
 
 Replacement = str | Callable[[str], str]
 """A mapping value: the replacement text, or a function of the matched text."""
@@ -475,20 +479,108 @@ class Replacer:
             [(0, 2, 'X'), (2, 3, 'Y')]
         """
         _check_text(text)
+        for key_index, start, end in self._spans(text):
+            yield start, end, self._value_for(key_index, text[start:end])
+
+    def _value_for(self, key_index: int, matched: str) -> str:
+        """Render the replacement of one match (`key_index` -1: look up the matched text)."""
+        value = self._values[key_index] if key_index >= 0 else self._by_key[matched]
+        return self._render(value, matched)
+
+    def _spans(self, text: str) -> list[tuple[int, int, int]]:
+        """Leftmost-longest ``(key_index, start, end)`` in *text*'s own positions.
+
+        ``key_index`` is -1 where the matched text itself is the key (the `re` engines).
+        """
         if self._engine == "empty":
-            return
-        if self._pattern is not None and (self._engine == "regex" or len(text) < _SHORT):
-            general = self._general
-            for match in self._pattern.finditer(text):
-                yield match.start(), match.end(), general(match)
-            return
+            return []
+        pattern = self._pattern
+        if pattern is not None and (self._engine == "regex" or len(text) < _SHORT):
+            return [(-1, *match.span()) for match in pattern.finditer(text)]
         matches, haystack = self._find(text)
-        if haystack is not text:  # positions in the marked text: resolve on the original
-            matches = self._find_overlapping(text)
-        render = self._render
-        values = self._values
+        if haystack is text:
+            return matches
+        # Positions in the marked text: subtract the markers before and inside each match.
+        spans: list[tuple[int, int, int]] = []
+        count = haystack.count
+        removed = previous = 0
         for key_index, start, end in matches:
-            yield start, end, render(values[key_index], text[start:end])
+            removed += count(_START, previous, start) + count(_END, previous, start)
+            inside = count(_START, start, end) + count(_END, start, end)
+            spans.append((key_index, start - removed, end - removed - inside))
+            removed += inside
+            previous = end
+        return spans
+
+    @property
+    def max_match_length(self) -> int:
+        """The most characters of text one match can cover (0 for an empty mapping).
+
+        Streaming keeps this many characters (plus one) back between chunks.
+        """
+        return max(map(len, self._keys), default=0)
+
+    def replace_stream(
+        self,
+        reader: SupportsRead,
+        writer: SupportsWrite,
+        *,
+        chunk_size: int = _stream.DEFAULT_CHUNK,
+    ) -> int:
+        """Copy text from *reader* to *writer* with replacements; return how many were made.
+
+        Reads *chunk_size* characters at a time, so memory stays bounded by the chunk
+        size and the longest key, and the output is exactly ``self.replace(whole_text)``:
+        matches that straddle chunk boundaries and ``whole_words`` checks at those
+        boundaries come out the same. Open files with ``newline=""`` so that line endings
+        pass through unchanged.
+
+        Raises:
+            ValueError: If *chunk_size* is not a positive int.
+
+        Examples:
+            >>> import io
+            >>> out = io.StringIO()
+            >>> Replacer({"new york": "NYC"}).replace_stream(io.StringIO("new york, new york"),
+            ...                                              out, chunk_size=3)
+            2
+            >>> out.getvalue()
+            'NYC, NYC'
+        """
+        return _stream.replace_stream(self, reader, writer, chunk_size=chunk_size)
+
+    def replace_file(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        encoding: str = "utf-8",
+        backup_suffix: str | None = None,
+        chunk_size: int = _stream.DEFAULT_CHUNK,
+    ) -> int:
+        """Rewrite the file at *path* in place, atomically; return the number of replacements.
+
+        The file is streamed through a temporary file in the same directory, which is
+        flushed, fsynced, given the original's permission bits (and owner, where allowed)
+        and renamed over the original with `os.replace`: at every moment the file is
+        wholly old or wholly new. A file with nothing to change is not rewritten (its
+        mtime stays). A symlink is followed and its target rewritten. Line endings and
+        every byte outside the matches are kept exactly.
+
+        Args:
+            path: The file to rewrite.
+            encoding: Its text encoding.
+            backup_suffix: If given, keep the original as ``path + backup_suffix`` (next
+                to the symlink's target when *path* is a symlink), like ``sed -i.bak``.
+            chunk_size: Characters read at a time.
+
+        Raises:
+            devutils.text.FileRefusedError: If the file is binary (has a NUL character),
+                does not decode, or the result cannot be encoded; the file is untouched.
+            OSError: If the file cannot be read or written; the file is untouched.
+        """
+        return _stream.replace_file(
+            self, path, encoding=encoding, backup_suffix=backup_suffix, chunk_size=chunk_size
+        )
 
 
 def _alternation(keys: list[str]) -> str:
@@ -632,7 +724,12 @@ def multi_replace(
     last = _last
     # The same dict as last time, still equal to the snapshot compiled then: reuse it
     # (a C-level dict comparison; cheaper than hashing the items of a large mapping).
-    if last is not None and last[0] is mapping and last[1] == options and mapping == last[2]._by_key:
+    if (
+        last is not None
+        and last[0] is mapping
+        and last[1] == options
+        and mapping == last[2]._by_key
+    ):
         return last[2].replace(text)
     if not _is_mapping(mapping):
         _snapshot(mapping)  # raises the documented TypeError

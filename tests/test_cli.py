@@ -93,7 +93,8 @@ def test_bytes_pass_through_unchanged_crlf() -> None:
 
 def test_options(tmp_path: Path) -> None:
     result = run(
-        ["replace", "--pair", "acme", "corp", "-i", "--preserve-case", "-w"], b"ACME Acme acmes"
+        ["replace", "--pair", "acme", "corp", "--ignore-case", "--preserve-case", "-w"],
+        b"ACME Acme acmes",
     )
     assert result.text == "CORP Corp acmes"
 
@@ -139,7 +140,10 @@ def test_key_given_twice_with_different_values(tmp_path: Path) -> None:
         (["replace", "--pair", "a"], "expected 2 arguments"),
         (["replace", "--bogus"], "unrecognized arguments"),
         (["nosuchcommand"], "invalid choice"),
-        (["replace", "--pair", "A", "x", "--pair", "a", "y", "-i"], "equal when case is ignored"),
+        (
+            ["replace", "--pair", "A", "x", "--pair", "a", "y", "--ignore-case"],
+            "equal when case is ignored",
+        ),
     ],
 )
 def test_usage_errors_are_one_line_exit_2(args: list[str], message: str) -> None:
@@ -162,7 +166,7 @@ def test_bad_json_map(tmp_path: Path) -> None:
 def test_undecodable_stdin_is_refused() -> None:
     result = run(["replace", "--pair", "a", "b"], b"\xff\xfe a")
     assert result.status == 1
-    assert "not valid UTF-8" in result.err
+    assert "<stdin>: not valid utf-8 (byte 0)" in result.err
     assert result.out == b""
 
 
