@@ -344,3 +344,53 @@ def test_sigkill_leaves_the_file_old_or_new(tmp_path: Path) -> None:
         for leftover in folder.glob(".big.txt.*.devutils-tmp"):
             leftover.unlink()  # a kill can leave the temporary file, never a damaged original
     assert False in outcomes  # some kills landed before the rename
+
+
+# -- the recipes of docs/cli.md ------------------------------------------------------------------
+
+
+def test_recipe_rename_identifiers(tmp_path: Path) -> None:
+    a = write(tmp_path / "a.py", b"user_id = get(user_identity)\nclass UserId: ...\n")
+    b = write(tmp_path / "b.py", b"print(user_id)\n")
+    args = [
+        "replace",
+        "--whole-words",
+        "--in-place",
+        "--jobs",
+        "2",
+        "--pair",
+        "user_id",
+        "account_id",
+    ]
+    result = run([*args, "--pair", "UserId", "AccountId", str(a), str(b)])
+    assert result.status == 0
+    assert a.read_bytes() == b"account_id = get(user_identity)\nclass AccountId: ...\n"
+    assert b.read_bytes() == b"print(account_id)\n"
+
+
+def test_recipe_glossary_on_a_corpus(tmp_path: Path) -> None:
+    glossary = write(
+        tmp_path / "glossary.tsv", b"colour\tcolor\ncentre\tcenter\nrealise\trealize\n"
+    )
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    write(corpus / "a.txt", b"I realise the colour of the centre.\n")
+    write(corpus / "b.txt", b"Nothing here.\n")
+    args = ["replace", "--map", str(glossary), "--whole-words", "--in-place", "--count", "-r"]
+    result = run([*args, str(corpus)])
+    assert result.status == 0
+    assert result.err == f"{corpus}/a.txt: 3\n{corpus}/b.txt: 0\n"
+    assert (corpus / "a.txt").read_bytes() == b"I realize the color of the center.\n"
+
+
+def test_recipe_preview_with_diff(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / "notes.txt", b"The colour of the sea\n")
+    result = run(["replace", "--diff", "--pair", "colour", "color", "notes.txt"])
+    assert result.text == (
+        "--- a/notes.txt\n+++ b/notes.txt\n@@ -1 +1 @@\n-The colour of the sea\n+The color of the sea\n"
+    )
+    assert (
+        run(["replace", "--dry-run", "--pair", "colour", "color", "notes.txt"]).text
+        == "notes.txt: 1\n"
+    )
