@@ -388,7 +388,8 @@ def test_recipe_preview_with_diff(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     write(tmp_path / "notes.txt", b"The colour of the sea\n")
     result = run(["replace", "--diff", "--pair", "colour", "color", "notes.txt"])
     assert result.text == (
-        "--- a/notes.txt\n+++ b/notes.txt\n@@ -1 +1 @@\n-The colour of the sea\n+The color of the sea\n"
+        "--- a/notes.txt\n+++ b/notes.txt\n@@ -1 +1 @@\n"
+        "-The colour of the sea\n+The color of the sea\n"
     )
     assert (
         run(["replace", "--dry-run", "--pair", "colour", "color", "notes.txt"]).text
