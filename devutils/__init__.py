@@ -1,7 +1,7 @@
 """devutils: small, exact developer utilities.
 
-Modules: `devutils.text` (one-pass multi-replace) and `devutils.dates` (month
-arithmetic). The ``devutils`` command (also
+Modules: `devutils.text` (one-pass multi-replace), `devutils.dates` (month
+arithmetic) and `devutils.batch` (ML batch-size planning). The ``devutils`` command (also
 ``python -m devutils``) has one subcommand per module.
 """
 
