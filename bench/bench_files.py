@@ -60,8 +60,9 @@ def sed_cmd(mapping: dict[str, str], files: list[Path]) -> list[str]:
 def perl_cmd(mapping: dict[str, str], files: list[Path]) -> list[str]:
     pairs = ",".join(f"'{k}'=>'{v}'" for k, v in mapping.items())
     keys = "|".join(sorted(mapping, key=len, reverse=True))
-    script = f"BEGIN{{%h=({pairs})}} s/\\b({keys})\\b/$h{{$1}}/g"
-    return ["perl", "-pi", "-e", script, *map(str, files)]
+    script = Path(tempfile.gettempdir()) / "devutils-bench.pl"
+    script.write_text(f"BEGIN{{%h=({pairs})}} s/\\b({keys})\\b/$h{{$1}}/g;\n", encoding="utf-8")
+    return ["perl", "-pi", str(script), *map(str, files)]
 
 
 def timed(command: list[str], restore: list[tuple[Path, bytes]]) -> float:
