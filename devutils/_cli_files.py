@@ -15,7 +15,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import IO
 
-from devutils._stream import FileRefusedError, replace_file, transcode
+from devutils._stream import FileRefusedError, fsync_directory, replace_file, transcode
 from devutils.cli import CliError
 from devutils.text import Replacer
 
@@ -113,6 +113,9 @@ def run_files(replacer: Replacer, args: argparse.Namespace) -> int:
             progress.close()
         if pool is not None:
             pool.shutdown(cancel_futures=True)
+    if mode == "in-place":
+        for directory in sorted({os.path.dirname(os.path.realpath(t.path)) for t in tasks}):
+            fsync_directory(directory)
     if args.count and mode in ("stdout", "in-place"):
         for name, count in counts:
             print(f"{name}: {count}", file=sys.stderr)
@@ -206,6 +209,7 @@ def _process(
                 backup_suffix=options.suffix,
                 chunk_size=options.chunk_size,
                 progress=advance,
+                sync_directory=False,  # run_files syncs each directory once, at the end
             )
             return Outcome(task.path, count)
         if options.mode == "dry-run":

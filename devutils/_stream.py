@@ -61,14 +61,10 @@ class StreamReplacer:
         self._previous = ""  # the last character already emitted
         self.count = 0
         self.changed = False
-        self._sentinels = ("", "")
         self._is_word = is_word_char
+        self._sentinels = ("", "")
         if replacer.whole_words:
-            used = {char for key in replacer._keys for char in key + key.casefold()}
-            used |= {"\x02", "\x03"}
-            word = next(c for c in _candidates() if is_word_char(c) and c not in used)
-            other = next(c for c in _candidates() if not is_word_char(c) and c not in used)
-            self._sentinels = (other, word)
+            self._sentinels = _sentinels(replacer)
 
     def feed(self, text: str) -> str:
         """Add *text*; return the output that is now final."""
@@ -90,24 +86,61 @@ class StreamReplacer:
         offset = len(sentinel)
         commit = len(haystack) if final else len(haystack) - self._keep
         pieces: list[str] = []
+        append = pieces.append
         position = offset
-        for key_index, start, end in replacer._spans(haystack):
-            if start >= commit:
-                break
-            matched = haystack[start:end]
-            value = replacer._value_for(key_index, matched)
-            pieces.append(haystack[position:start])
-            pieces.append(value)
-            self.count += 1
-            if value != matched:
+        count = 0
+        if replacer._plain:
+            values = replacer._values
+            by_key = replacer._by_key
+            check = not replacer._always_changes and not self.changed
+            for key_index, start, end in replacer._spans(haystack):
+                if start >= commit:
+                    break
+                value = values[key_index] if key_index >= 0 else by_key[haystack[start:end]]
+                append(haystack[position:start])
+                append(value)  # type: ignore[arg-type]
+                if check and value != haystack[start:end]:
+                    self.changed = True
+                    check = False
+                position = end
+                count += 1
+            if count and replacer._always_changes:
                 self.changed = True
-            position = end
+        else:
+            for key_index, start, end in replacer._spans(haystack):
+                if start >= commit:
+                    break
+                matched = haystack[start:end]
+                value = replacer._value_for(key_index, matched)
+                append(haystack[position:start])
+                append(value)
+                if value != matched:
+                    self.changed = True
+                position = end
+                count += 1
+        self.count += count
         upto = max(commit, position)
-        pieces.append(haystack[position:upto])
+        append(haystack[position:upto])
         if upto > offset:
             self._previous = haystack[upto - 1]
         self._buffer = haystack[upto:]
         return "".join(pieces)
+
+
+def _sentinels(replacer: Replacer) -> tuple[str, str]:
+    """Characters (non-word, word) that no key contains, cached on the Replacer."""
+    cached = replacer._stream_sentinels
+    if cached is None:
+        from devutils.text import is_word_char
+
+        used = {char for key in replacer._keys for char in key + key.casefold()}
+        used |= {"\x02", "\x03"}
+        candidates = _candidates()
+        word = next(c for c in candidates if is_word_char(c) and c not in used)
+        other = next(c for c in candidates if not is_word_char(c) and c not in used)
+        cached = (other, word)
+        object.__setattr__(replacer, "_stream_sentinels", cached)
+    return cached
 
 
 def _candidates() -> list[str]:
@@ -192,8 +225,12 @@ def replace_file(
     chunk_size: int = DEFAULT_CHUNK,
     dry_run: bool = False,
     progress: Callable[[int], None] | None = None,
+    sync_directory: bool = True,
 ) -> int:
-    """Rewrite *path* atomically (see `Replacer.replace_file`); return the count."""
+    """Rewrite *path* atomically (see `Replacer.replace_file`); return the count.
+
+    With *sync_directory* False the caller fsyncs the directory (once for many files).
+    """
     chunk_size = _check_chunk_size(chunk_size)
     name = os.fspath(path)
     real = os.path.realpath(name)
@@ -244,7 +281,8 @@ def replace_file(
             with contextlib.suppress(OSError):
                 os.unlink(temporary)
             raise
-    _fsync_directory(directory)
+    if sync_directory:
+        fsync_directory(directory)
     return state.count
 
 
@@ -265,7 +303,8 @@ def _backup(original: str, backup: str) -> None:
     os.replace(temporary, backup)
 
 
-def _fsync_directory(directory: str) -> None:
+def fsync_directory(directory: str) -> None:
+    """Make renames in *directory* durable (best effort)."""
     with contextlib.suppress(OSError):
         descriptor = os.open(directory, os.O_RDONLY)
         try:

@@ -174,6 +174,10 @@ class Replacer:
         "_repl",
         "_values",
         "_whole_words",
+        "_max_length",
+        "_plain",
+        "_always_changes",
+        "_stream_sentinels",
     )
 
     _ac: ahocorasick_rs.AhoCorasick | None
@@ -265,6 +269,16 @@ class Replacer:
             engine = "ac"
             init(self, "_ac", _leftmost_longest(keys))
         init(self, "_engine", engine)
+        init(self, "_max_length", max(map(len, keys), default=0))
+        # Replacements are plain strings, used as they are: the fast paths apply.
+        init(self, "_plain", not self._callables and not preserve_case)
+        # Every match changes the text (no value equals the only text its key matches).
+        init(
+            self,
+            "_always_changes",
+            self._plain and not ignore_case and all(v != k for k, v in snapshot.items()),
+        )
+        init(self, "_stream_sentinels", None)
 
     # -- immutability and pickling -------------------------------------------------
 
@@ -518,7 +532,7 @@ class Replacer:
 
         Streaming keeps this many characters (plus one) back between chunks.
         """
-        return max(map(len, self._keys), default=0)
+        return self._max_length
 
     def replace_stream(
         self,
