@@ -36,7 +36,7 @@ Handler = Callable[[argparse.Namespace], int]
 
 def build_parser() -> argparse.ArgumentParser:
     """Return the ``devutils`` parser with every subcommand registered."""
-    from devutils import _cli_batch, _cli_dates, _cli_text
+    from devutils import _cli_batch, _cli_dates, _cli_system, _cli_text
 
     parser = _Parser(
         prog="devutils",
@@ -48,6 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
     _cli_text.register(subparsers)
     _cli_dates.register(subparsers)
     _cli_batch.register(subparsers)
+    _cli_system.register(subparsers)
     return parser
 
 

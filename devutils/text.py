@@ -161,6 +161,7 @@ class Replacer:
 
     __slots__ = (
         "_ac",
+        "_always_changes",
         "_by_key",
         "_callables",
         "_engine",
@@ -168,19 +169,22 @@ class Replacer:
         "_ignore_case",
         "_keys",
         "_mapping",
+        "_max_length",
         "_overlap_ac",
         "_pattern",
+        "_plain",
         "_preserve_case",
         "_repl",
+        "_stream_sentinels",
         "_values",
         "_whole_words",
-        "_max_length",
-        "_plain",
-        "_always_changes",
-        "_stream_sentinels",
     )
 
     _ac: ahocorasick_rs.AhoCorasick | None
+    _always_changes: bool
+    _max_length: int
+    _plain: bool
+    _stream_sentinels: tuple[str, str] | None
     _by_key: dict[str, Replacement]
     _callables: bool
     _engine: str

@@ -1,0 +1,631 @@
+"""Tests for devutils.system: rate arithmetic, dool's filters, CSV/JSON, GPUs, which_dstat."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import stat
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from devutils.system import (
+    DISK_FILTER,
+    NIC_FILTER,
+    Sample,
+    Sampler,
+    Snapshot,
+    compute_sample,
+    gpu_probe,
+    gpu_snapshot,
+    parse_nvidia_smi_csv,
+    sample,
+    which_dstat,
+)
+from tests.test_cli import run
+
+FIXTURES = Path(__file__).parent / "fixtures" / "nvidia-smi"
+
+# -- rate arithmetic -------------------------------------------------------------------------
+
+
+def test_cpu_columns_as_dool() -> None:
+    # user nice system idle iowait irq softirq steal
+    before = Snapshot(0.0, 0.0, cpu=(100, 10, 50, 800, 20, 5, 5, 10))
+    after = Snapshot(1.0, 1.0, cpu=(130, 20, 60, 840, 30, 10, 15, 20))
+    s = compute_sample(before, after)
+    # usr = (30 + 10 + 5 + 10) = 55, sys 10, idl 40, wai 10, stl 10: total 125
+    assert s.usr == pytest.approx(100 * 55 / 125)
+    assert s.sys == pytest.approx(100 * 10 / 125)
+    assert s.idl == pytest.approx(100 * 40 / 125)
+    assert s.wai == pytest.approx(100 * 10 / 125)
+    assert s.stl == pytest.approx(100 * 10 / 125)
+
+
+def test_rates_divide_by_the_measured_interval() -> None:
+    before = Snapshot(
+        10.0, 0.0, disks={"sda": (0, 0)}, nics={"eth0": (0, 0)}, paging=(0, 0), system=(0, 0)
+    )
+    after = Snapshot(
+        12.5,
+        2.5,
+        disks={"sda": (5000, 2500)},
+        nics={"eth0": (250, 500)},
+        paging=(4096, 8192),
+        system=(100, 50),
+    )
+    s = compute_sample(before, after)
+    assert s.elapsed == 2.5
+    assert (s.disk_read, s.disk_write) == (2000.0, 1000.0)
+    assert (s.net_recv, s.net_send) == (100.0, 200.0)
+    assert (s.page_in, s.page_out) == (4096 / 2.5, 8192 / 2.5)
+    assert (s.interrupts, s.ctx_switches) == (40.0, 20.0)
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["sda1", "vdb12", "hda3", "dm-0", "md127", "nvme0n1p2", "mmcblk0p10", "cciss/c0d0p1", "VxVM3"],
+)
+def test_disk_filter_excludes_what_dool_excludes(name: str) -> None:
+    assert DISK_FILTER.match(name)
+
+
+@pytest.mark.parametrize("name", ["sda", "vda", "nvme0n1", "loop0", "xvda", "mmcblk0", "zram0"])
+def test_disk_filter_keeps_whole_disks(name: str) -> None:
+    assert not DISK_FILTER.match(name)
+
+
+@pytest.mark.parametrize(
+    ("name", "excluded"),
+    [
+        ("lo", True),
+        ("bond0", True),
+        ("eth0.100", True),
+        ("face", True),
+        ("eth0", False),
+        ("wlp2s0", False),
+        ("docker0", False),
+    ],
+)
+def test_nic_filter(name: str, excluded: bool) -> None:
+    assert bool(NIC_FILTER.match(name)) == excluded
+
+
+def test_totals_use_the_filters_and_per_device_dicts() -> None:
+    disks0 = {"sda": (0, 0), "sda1": (0, 0), "dm-0": (0, 0), "nvme0n1": (0, 0)}
+    disks1 = {"sda": (1000, 0), "sda1": (1000, 0), "dm-0": (500, 0), "nvme0n1": (24, 8)}
+    nics0 = {"lo": (0, 0), "eth0": (0, 0), "bond0": (0, 0), "eth0.5": (0, 0)}
+    nics1 = {"lo": (700, 700), "eth0": (10, 20), "bond0": (10, 20), "eth0.5": (1, 1)}
+    s = compute_sample(
+        Snapshot(0.0, 0.0, disks=disks0, nics=nics0),
+        Snapshot(1.0, 1.0, disks=disks1, nics=nics1),
+        disks=["sda1", "total"],
+        nics=["lo", "total"],
+    )
+    assert (s.disk_read, s.disk_write) == (1024.0, 8.0)
+    assert (s.net_recv, s.net_send) == (10.0, 20.0)
+    assert s.disks["sda1"].read == 1000.0
+    assert s.disks["total"].read == 1024.0
+    assert (s.nics["lo"].recv, s.nics["total"].send) == (700.0, 20.0)
+
+
+def test_disappearing_and_appearing_devices_and_resets() -> None:
+    before = Snapshot(
+        0.0, 0.0, disks={"sda": (1000, 1000), "sdb": (5, 5)}, nics={"eth0": (900, 900)}
+    )
+    after = Snapshot(1.0, 1.0, disks={"sda": (10, 10), "sdc": (99, 99)}, nics={"eth1": (5, 5)})
+    s = compute_sample(before, after)
+    assert (s.disk_read, s.disk_write, s.net_recv, s.net_send) == (0.0, 0.0, 0.0, 0.0)
+
+
+counters = st.integers(0, 2**40)
+cpu_tuple = st.tuples(*[st.floats(0, 1e7, allow_nan=False)] * 8)
+devices = st.dictionaries(
+    st.sampled_from(["sda", "sdb", "sda1", "nvme0n1", "dm-1"]),
+    st.tuples(counters, counters),
+    max_size=5,
+)
+nic_devices = st.dictionaries(
+    st.sampled_from(["lo", "eth0", "eth1", "bond0", "eth0.7"]),
+    st.tuples(counters, counters),
+    max_size=5,
+)
+
+
+@st.composite
+def snapshots(draw: st.DrawFn) -> Snapshot:
+    def maybe(strategy: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+        return st.none() | strategy
+
+    return Snapshot(
+        monotonic=draw(st.floats(0, 100, allow_nan=False)),
+        time=draw(st.floats(0, 2e9, allow_nan=False)),
+        cpu=draw(maybe(cpu_tuple)),
+        disks=draw(maybe(devices)),
+        nics=draw(maybe(nic_devices)),
+        paging=draw(maybe(st.tuples(counters, counters))),
+        system=draw(maybe(st.tuples(counters, counters))),
+        load=draw(maybe(st.tuples(*[st.floats(0, 100)] * 3))),
+    )
+
+
+@given(before=snapshots(), after=snapshots())
+def test_rates_are_never_negative_or_infinite(before: Snapshot, after: Snapshot) -> None:
+    s = compute_sample(before, after, disks=["sda", "total"], nics=["lo", "total"])
+    rates = [
+        s.disk_read,
+        s.disk_write,
+        s.net_recv,
+        s.net_send,
+        s.page_in,
+        s.page_out,
+        s.interrupts,
+        s.ctx_switches,
+    ]
+    rates += [r for d in s.disks.values() for r in (d.read, d.write)]
+    rates += [r for n in s.nics.values() for r in (n.recv, n.send)]
+    for rate in rates:
+        assert rate is None or (rate >= 0 and math.isfinite(rate))
+    cpu = [s.usr, s.sys, s.idl, s.wai, s.stl]
+    if before.cpu is not None and after.cpu is not None:
+        assert all(c is not None and 0 <= c <= 100 for c in cpu)
+        assert sum(c for c in cpu if c is not None) == pytest.approx(100)
+    else:
+        assert cpu == [None] * 5
+        assert "cpu" in s.missing
+    for group, present in [
+        ("disk", after.disks is not None and before.disks is not None),
+        ("net", after.nics is not None and before.nics is not None),
+    ]:
+        assert (group in s.missing) != present
+
+
+def test_zero_elapsed_gives_zero_rates() -> None:
+    snap = Snapshot(5.0, 5.0, cpu=(1, 0, 0, 1, 0, 0, 0, 0), disks={"sda": (0, 0)}, system=(0, 0))
+    later = Snapshot(
+        5.0, 5.0, cpu=(1, 0, 0, 1, 0, 0, 0, 0), disks={"sda": (100, 100)}, system=(10, 10)
+    )
+    s = compute_sample(snap, later)
+    assert (s.disk_read, s.interrupts, s.idl) == (0.0, 0.0, 100.0)
+
+
+# -- the Sampler ------------------------------------------------------------------------------
+
+
+def fake_readers(fail: set[str] | None = None) -> dict[str, object]:
+    state = {"n": 0}
+
+    def tick() -> int:
+        state["n"] += 1
+        return state["n"]
+
+    def failing(name: str) -> object:
+        def read() -> object:
+            raise OSError(f"no {name} here")
+
+        return read
+
+    readers: dict[str, object] = {
+        "cpu": lambda: (tick() * 3.0, 0, tick() * 1.0, tick() * 6.0, 0, 0, 0, 0),
+        "disk": lambda: {"sda": (tick() * 1000, 0)},
+        "net": lambda: {"eth0": (tick() * 10, 0), "lo": (0, 0)},
+        "paging": lambda: (0, 0),
+        "system": lambda: (tick(), tick()),
+        "load": lambda: (0.5, 0.25, 0.125),
+        "mem": lambda: (1, 2, 3, 4),
+    }
+    for name in fail or set():
+        readers[name] = failing(name)
+    return readers
+
+
+def test_first_sample_primes(capsys: pytest.CaptureFixture[str]) -> None:
+    sampler = Sampler(readers=fake_readers())  # type: ignore[arg-type]
+    assert sampler.sample() is None
+    s = sampler.sample()
+    assert isinstance(s, Sample)
+    assert s.load1 == 0.5
+    assert s.mem_used is None  # mem not asked for
+    assert s.missing == ()
+
+
+def test_unreadable_group_is_missing_and_warns_once(capsys: pytest.CaptureFixture[str]) -> None:
+    sampler = Sampler(readers=fake_readers({"disk"}), mem=True)  # type: ignore[arg-type]
+    results = [sampler.sample() for _ in range(4)]
+    assert results[0] is None
+    for s in results[1:]:
+        assert s is not None
+        assert s.missing == ("disk",)
+        assert s.disk_read is None
+        assert s.net_recv is not None
+        assert s.mem_available == 4
+    assert capsys.readouterr().err.count("cannot read disk counters") == 1
+
+
+def test_run_keeps_an_absolute_schedule() -> None:
+    sampler = Sampler(readers=fake_readers())  # type: ignore[arg-type]
+    start = time.monotonic()
+    stamps = []
+    for s in sampler.run(0.05, 4):
+        stamps.append(time.monotonic() - start)
+        time.sleep(0.01)  # work between samples must not push the schedule
+        assert s.elapsed > 0
+    assert len(stamps) == 4
+    for k, stamp in enumerate(stamps, start=1):
+        assert stamp == pytest.approx(0.05 * k, abs=0.03)
+
+
+@pytest.mark.parametrize(
+    ("interval", "count"), [(0, None), (-1, 1), (float("inf"), 1), (1, 0), (1, 1.5), (True, 1)]
+)
+def test_run_rejects_bad_arguments(interval: float, count: int | None) -> None:
+    with pytest.raises(ValueError, match=r"interval|count"):
+        Sampler().run(interval, count)
+
+
+def test_sampler_rejects_bad_options() -> None:
+    with pytest.raises(TypeError, match="disks must be a sequence of names"):
+        Sampler(disks="sda")
+    with pytest.raises(TypeError, match="mem must be a bool"):
+        Sampler(mem=1)  # type: ignore[arg-type]
+
+
+def test_one_real_sampling_run() -> None:
+    s = sample(0.2, mem=True)
+    assert s.elapsed == pytest.approx(0.2, abs=0.1)
+    assert s.usr is not None
+    assert sum(v for v in (s.usr, s.sys, s.idl, s.wai, s.stl) if v is not None) == pytest.approx(
+        100
+    )
+    assert s.interrupts is not None
+    assert s.interrupts >= 0
+    assert s.mem_available is not None
+    assert s.mem_available > 0
+    assert abs(s.time - time.time()) < 5
+
+
+# -- the stat command's CSV and JSON contracts ---------------------------------------------------
+
+DEFAULT_HEADER = (
+    "epoch,cpu:usr,cpu:sys,cpu:idl,cpu:wai,cpu:stl,dsk/total:read,dsk/total:writ,"
+    "net/total:recv,net/total:send,paging:in,paging:out,system:int,system:csw,"
+    "load:1m,load:5m,load:15m"
+)
+
+
+def test_stat_csv_default_header_and_rows() -> None:
+    result = run(["stat", "--csv", "0.05", "2"])
+    assert result.status == 0
+    lines = result.text.splitlines()
+    assert lines[0] == DEFAULT_HEADER
+    assert len(lines) == 3
+    for line in lines[1:]:
+        cells = line.split(",")
+        assert len(cells) == 17
+        assert abs(float(cells[0]) - time.time()) < 10
+        assert sum(float(c) for c in cells[1:6]) == pytest.approx(100, abs=0.01)
+
+
+def test_stat_csv_nics() -> None:
+    result = run(["stat", "--csv", "-n", "-N", "lo,total", "0.05", "1"])
+    header = result.text.splitlines()[0]
+    assert header == "epoch,net/lo:recv,net/lo:send,net/total:recv,net/total:send"
+
+
+def test_stat_json_lines() -> None:
+    result = run(["stat", "--json", "0.05", "2"])
+    records = [json.loads(line) for line in result.text.splitlines()]
+    assert len(records) == 2
+    assert {
+        "time",
+        "elapsed",
+        "usr",
+        "disk_read",
+        "net_send",
+        "page_in",
+        "interrupts",
+        "load1",
+        "missing",
+    } <= set(records[0])
+
+
+def test_stat_table_is_plain_ascii() -> None:
+    result = run(["stat", "-t", "-c", "-m", "0.05", "2"])
+    assert result.status == 0
+    assert result.out.isascii()
+    assert b"\x1b" not in result.out
+    lines = result.text.splitlines()
+    assert "--total-cpu-usage--" in lines[0]
+    assert lines[1].startswith("          time|usr sys idl wai stl|")
+    assert len(lines) == 4
+
+
+def test_stat_output_file(tmp_path: Path) -> None:
+    target = tmp_path / "log.csv"
+    result = run(["stat", "--output", str(target), "0.05", "1"])
+    assert result.status == 0
+    assert "usr" in result.text  # the table still goes to stdout
+    assert target.read_text().splitlines()[0] == DEFAULT_HEADER
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["0"], "must be a positive number"),
+        (["1", "0"], "must be a positive integer"),
+        (["--csv", "--json"], "not allowed with"),
+    ],
+)
+def test_stat_usage_errors(args: list[str], message: str) -> None:
+    result = run(["stat", *args])
+    assert result.status == 2
+    assert message in result.err
+
+
+# -- GPUs through a fake nvidia-smi ----------------------------------------------------------------
+
+FAKE_SMI = """#!/bin/sh
+case "$*" in
+  *--query-compute-apps*) file="$FAKE_SMI_APPS" ;;
+  *) file="$FAKE_SMI_GPU" ;;
+esac
+if [ -n "$FAKE_SMI_SLEEP" ]; then sleep "$FAKE_SMI_SLEEP"; fi
+cat "$file"
+exit "${FAKE_SMI_EXIT:-0}"
+"""
+
+
+@pytest.fixture
+def fake_smi(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    script = tmp_path / "bin" / "nvidia-smi"
+    script.parent.mkdir()
+    script.write_text(FAKE_SMI)
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setenv("PATH", f"{script.parent}{os.pathsep}{os.environ['PATH']}")
+    for name in ("FAKE_SMI_APPS", "FAKE_SMI_GPU", "FAKE_SMI_SLEEP", "FAKE_SMI_EXIT"):
+        monkeypatch.delenv(name, raising=False)
+    return script
+
+
+def serve(
+    monkeypatch: pytest.MonkeyPatch, gpu: str, apps: str | None = None, exit_status: int = 0
+) -> None:
+    monkeypatch.setenv("FAKE_SMI_GPU", str(FIXTURES / gpu))
+    monkeypatch.setenv("FAKE_SMI_APPS", str(FIXTURES / (apps or gpu)))
+    monkeypatch.setenv("FAKE_SMI_EXIT", str(exit_status))
+
+
+def test_h200_under_load(fake_smi: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    serve(
+        monkeypatch,
+        "h200__590.48.01__load__query-gpu.csv",
+        "h200__590.48.01__load__query-compute-apps.csv",
+    )
+    (gpu,) = gpu_snapshot(backend="nvidia-smi")
+    assert (gpu.index, gpu.name, gpu.uuid) == (
+        0,
+        "NVIDIA H200",
+        "GPU-00000000-0000-0000-0000-000000000000",
+    )
+    assert gpu.utilization == 100.0
+    assert gpu.memory_used == 32362 * 2**20
+    assert gpu.memory_total == 143771 * 2**20
+    assert (gpu.temperature, gpu.power_draw, gpu.mig_mode) == (52.0, 627.40, "Disabled")
+    assert [p.pid for p in gpu.processes] == [10291, 10293, 10309]
+    assert gpu.processes[2].used_memory == 28234 * 2**20
+    assert gpu.processes[0].visible is False or gpu.processes[0].name is not None
+    assert gpu_probe(backend="nvidia-smi").backend == "nvidia-smi"
+
+
+def test_mig_utilization_is_none(fake_smi: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    serve(
+        monkeypatch,
+        "h200-mig__590.48.01__load__query-gpu.csv",
+        "h200-mig__590.48.01__idle__query-compute-apps.csv",
+    )
+    (gpu,) = gpu_snapshot(backend="nvidia-smi")
+    assert gpu.utilization is None
+    assert gpu.mig_mode == "Enabled"
+    assert gpu.memory_used == 16959 * 2**20
+    assert gpu.processes == ()
+
+
+def test_windows_process_memory_is_none(fake_smi: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    serve(
+        monkeypatch,
+        "windows-rtx-2080-super__591.86__load__query-gpu.csv",
+        "windows-rtx-2080-super__591.86__load__query-compute-apps.csv",
+    )
+    (gpu,) = gpu_snapshot(backend="nvidia-smi")
+    assert gpu.mig_mode is None
+    assert gpu.processes
+    assert all(p.used_memory is None for p in gpu.processes)
+
+
+def test_nounits_csv(fake_smi: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    serve(
+        monkeypatch,
+        "netdata__tesla-p100__csv-nounits.csv",
+        "h200-mig__590.48.01__idle__query-compute-apps.csv",
+    )
+    (gpu,) = gpu_snapshot(backend="nvidia-smi")
+    assert gpu.name == "Tesla P100-PCIE-16GB"
+    assert (gpu.utilization, gpu.memory_used, gpu.temperature, gpu.power_draw) == (
+        0.0,
+        0,
+        37.0,
+        28.16,
+    )
+    assert gpu.memory_total is None  # not in that query
+
+
+@pytest.mark.parametrize(
+    ("fixture", "status", "reason"),
+    [
+        ("error__no-driver.txt", 9, "no NVIDIA driver loaded"),
+        ("error__driver-library-mismatch__exit18.txt", 18, "driver/library version mismatch"),
+    ],
+)
+def test_driver_errors_give_empty_list_and_reason(
+    fake_smi: Path, monkeypatch: pytest.MonkeyPatch, fixture: str, status: int, reason: str
+) -> None:
+    serve(monkeypatch, fixture, exit_status=status)
+    assert gpu_snapshot(backend="nvidia-smi") == []
+    probe = gpu_probe(backend="nvidia-smi")
+    assert probe.backend is None
+    assert f"exit status {status}" in probe.reason
+    assert reason in probe.reason
+
+
+def test_garbage_output(fake_smi: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    garbage = tmp_path / "garbage.txt"
+    garbage.write_text("Segmentation fault\n\x00\x01 random bytes, more, fields\n")
+    monkeypatch.setenv("FAKE_SMI_GPU", str(garbage))
+    monkeypatch.setenv("FAKE_SMI_APPS", str(garbage))
+    assert gpu_snapshot(backend="nvidia-smi") == []
+    assert "not the expected CSV" in gpu_probe(backend="nvidia-smi").reason
+
+
+def test_hung_nvidia_smi_is_killed_at_the_timeout(
+    fake_smi: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    serve(monkeypatch, "h200__590.48.01__load__query-gpu.csv")
+    monkeypatch.setenv("FAKE_SMI_SLEEP", "30")
+    start = time.monotonic()
+    assert gpu_snapshot(timeout=0.5, backend="nvidia-smi") == []
+    assert time.monotonic() - start < 5
+    assert "timed out after 0.3 s" in gpu_probe(timeout=0.3, backend="nvidia-smi").reason
+
+
+def test_no_nvidia_smi(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert gpu_snapshot(backend="nvidia-smi") == []
+    assert "nvidia-smi not found on PATH" in gpu_probe(backend="nvidia-smi").reason
+    assert gpu_snapshot() == [] or True  # auto: NVML may exist on a GPU machine
+
+
+def test_parse_rejects_mismatched_rows() -> None:
+    with pytest.raises(ValueError, match="line 2 has 1 fields"):
+        parse_nvidia_smi_csv("index, name\n0\n")
+    with pytest.raises(ValueError, match="not an nvidia-smi CSV header"):
+        parse_nvidia_smi_csv((FIXTURES / "error__no-driver.txt").read_text())
+
+
+def test_gpu_cli(fake_smi: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    serve(
+        monkeypatch,
+        "h200__590.48.01__load__query-gpu.csv",
+        "h200__590.48.01__load__query-compute-apps.csv",
+    )
+    monkeypatch.setitem(sys.modules, "pynvml", None)  # force the nvidia-smi path
+    result = run(["gpu", "--json"])
+    assert result.status == 0
+    data = json.loads(result.text)
+    assert data["gpus"][0]["memory_used"] == 32362 * 2**20
+    table = run(["gpu"])
+    assert "GPU 0  NVIDIA H200  util 100%" in table.text
+    csv_result = run(["stat", "--csv", "--gpu", "-c", "0.05", "1"])
+    assert (
+        csv_result.text.splitlines()[0]
+        == "epoch,cpu:usr,cpu:sys,cpu:idl,cpu:wai,cpu:stl,gpu0:util,gpu0:mem"
+    )
+    assert csv_result.text.splitlines()[1].endswith(f",100,{32362 * 2**20}")
+
+
+def test_gpu_cli_without_gpu(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setitem(sys.modules, "pynvml", None)
+    result = run(["gpu"])
+    assert result.status == 1
+    assert "no GPU" in result.err
+
+
+# -- which dstat ------------------------------------------------------------------------------------
+
+ORIGINAL = """#!/usr/bin/python3
+### This program is free software; you can redistribute it and/or modify
+VERSION = '0.7.4'
+import sys
+class dstat:
+    pass
+class dstat_cpu(dstat):
+    pass
+if '--version' in sys.argv:
+    print('Dstat 0.7.4')
+"""
+PCP = """#!/usr/bin/pmpython
+# pcp-dstat: a rewrite of Dstat using Performance Co-Pilot
+import sys
+raise SystemExit("Traceback (most recent call last):\\n  ImportError: cpmapi")
+"""
+DOOL = """#!/usr/bin/env python3
+# Dool is a Python3 compatible fork of Dstat
+VERSION = '1.3.8'
+import sys
+if '--version' in sys.argv:
+    print('Dool 1.3.8')
+"""
+
+
+def install(folder: Path, name: str, text: str) -> Path:
+    path = folder / name
+    path.write_text(
+        text.replace("#!/usr/bin/python3", f"#!{sys.executable}").replace(
+            "#!/usr/bin/env python3", f"#!{sys.executable}"
+        )
+    )
+    path.chmod(0o755)
+    return path
+
+
+def test_which_dstat_tells_the_three_apart(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    install(tmp_path, "dstat", ORIGINAL)
+    install(tmp_path, "dool", DOOL)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    by_name = {info.command: info for info in which_dstat()}
+    assert (by_name["dstat"].flavor, by_name["dstat"].version) == ("dstat", "0.7.4")
+    assert (by_name["dool"].flavor, by_name["dool"].version) == ("dool", "1.3.8")
+    assert by_name["pcp-dstat"].flavor == "missing"
+
+
+def test_pcp_dstat_behind_a_symlink_with_crashing_version(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    libexec = tmp_path / "libexec" / "pcp" / "bin"
+    libexec.mkdir(parents=True)
+    real = libexec / "pcp-dstat"
+    real.write_text(PCP)
+    real.chmod(0o755)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "dstat").symlink_to(real)
+    monkeypatch.setenv("PATH", str(bin_dir))
+    info = which_dstat()[0]
+    assert info.command == "dstat"
+    assert info.flavor == "pcp-dstat"
+    assert info.real_path == str(real)
+
+
+def test_pcp_dstat_by_shebang_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    install(tmp_path, "dstat", PCP)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    info = which_dstat()[0]
+    assert info.flavor == "pcp-dstat"
+    assert any("pmpython" in note for note in info.evidence)
+
+
+def test_which_dstat_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    install(tmp_path, "dool", DOOL)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    result = run(["which-dstat"])
+    assert result.status == 0
+    assert "dstat: not on PATH" in result.text
+    assert "dool: dool 1.3.8" in result.text
+    data = json.loads(run(["which-dstat", "--json"]).text)
+    assert [d["flavor"] for d in data] == ["missing", "dool", "missing"]
