@@ -7,7 +7,6 @@ import json
 from dataclasses import asdict
 from typing import Any
 
-from devutils.batch import BatchError, plan_batch, training_schedule
 from devutils.cli import CliError
 
 
@@ -63,6 +62,8 @@ def _warmup(text: str) -> int | float:
 
 
 def run(args: argparse.Namespace) -> int:
+    from devutils.batch import BatchError, plan_batch, training_schedule
+
     try:
         plan = plan_batch(
             args.target,

@@ -7,7 +7,6 @@ from datetime import date, datetime
 from typing import Any
 
 from devutils.cli import CliError
-from devutils.dates import count_months, iter_months, months_between
 
 
 def register(subparsers: Any) -> None:
@@ -44,6 +43,8 @@ def parse_iso(name: str, text: str) -> date:
 
 
 def run(args: argparse.Namespace) -> int:
+    from devutils.dates import count_months, iter_months, months_between
+
     start = parse_iso("START", args.start)
     end = parse_iso("END", args.end)
     try:

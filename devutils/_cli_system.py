@@ -11,8 +11,12 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import IO, Any
 
+from typing import TYPE_CHECKING
+
 from devutils.cli import CliError
-from devutils.system import GpuInfo, Sample, Sampler, gpu_probe, gpu_snapshot, which_dstat
+
+if TYPE_CHECKING:
+    from devutils.system import GpuInfo, Sample
 
 
 def register(subparsers: Any) -> None:
@@ -281,6 +285,8 @@ def _json_record(sample: Sample, gpus: list[GpuInfo], with_gpus: bool) -> str:
 
 
 def run_stat(args: argparse.Namespace) -> int:
+    from devutils.system import Sampler, gpu_probe, gpu_snapshot
+
     disks = _split(args.disks)
     nics = _split(args.nics)
     gpus: list[GpuInfo] = []
@@ -329,6 +335,8 @@ def run_stat(args: argparse.Namespace) -> int:
 
 
 def run_gpu(args: argparse.Namespace) -> int:
+    from devutils.system import gpu_probe, gpu_snapshot
+
     gpus = gpu_snapshot(timeout=args.timeout)
     if not gpus:
         reason = gpu_probe(timeout=args.timeout).reason
@@ -356,6 +364,8 @@ def run_gpu(args: argparse.Namespace) -> int:
 
 
 def run_which(args: argparse.Namespace) -> int:
+    from devutils.system import which_dstat
+
     infos = which_dstat()
     if args.json:
         print(json.dumps([asdict(info) for info in infos], indent=2))

@@ -7,9 +7,14 @@ import json
 from pathlib import Path
 from typing import Any
 
-from devutils._stream import DEFAULT_CHUNK
+from typing import TYPE_CHECKING
+
 from devutils.cli import CliError
-from devutils.text import Replacer
+
+if TYPE_CHECKING:
+    from devutils.text import Replacer
+
+DEFAULT_CHUNK = 1 << 20  # devutils._stream.DEFAULT_CHUNK, without importing it at startup
 
 
 def register(subparsers: Any) -> None:
@@ -185,6 +190,8 @@ def build_replacer(args: argparse.Namespace) -> Replacer:
     if not mapping:
         msg = "no replacements: give --pair FROM TO or --map FILE"
         raise CliError(msg)
+    from devutils.text import Replacer
+
     try:
         return Replacer(
             mapping,

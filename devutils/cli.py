@@ -34,21 +34,38 @@ class _Parser(argparse.ArgumentParser):
 Handler = Callable[[argparse.Namespace], int]
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """Return the ``devutils`` parser with every subcommand registered."""
-    from devutils import _cli_batch, _cli_dates, _cli_system, _cli_text
+_MODULES = {
+    "replace": "_cli_text",
+    "months": "_cli_dates",
+    "batch": "_cli_batch",
+    "stat": "_cli_system",
+    "gpu": "_cli_system",
+    "which-dstat": "_cli_system",
+}
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """Return the ``devutils`` parser.
+
+    With a known *command*, only the module that implements it is imported and
+    registered (a faster start); otherwise every subcommand is.
+    """
+    import importlib
 
     parser = _Parser(
         prog="devutils",
-        description="Developer utilities: one-pass multi-replace and more.",
+        description=(
+            "Developer utilities: one-pass multi-replace (replace), month counting "
+            "(months), ML batch planning (batch), resource statistics (stat, gpu, "
+            "which-dstat)."
+        ),
     )
     parser.add_argument("--version", action="version", version=f"devutils {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     subparsers.required = True
-    _cli_text.register(subparsers)
-    _cli_dates.register(subparsers)
-    _cli_batch.register(subparsers)
-    _cli_system.register(subparsers)
+    names = [_MODULES[command]] if command in _MODULES else list(dict.fromkeys(_MODULES.values()))
+    for name in names:
+        importlib.import_module(f"devutils.{name}").register(subparsers)
     return parser
 
 
@@ -59,12 +76,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         >>> main(["--version"])  # doctest: +SKIP
         devutils 0.1.0
     """
-    from devutils._cli_text import prepare_argv
-
-    parser = build_parser()
     arguments = list(sys.argv[1:] if argv is None else argv)
-    if arguments[:1] == ["replace"]:
+    command = arguments[0] if arguments else None
+    if command == "replace":
+        from devutils._cli_text import prepare_argv
+
         arguments = prepare_argv(arguments)
+    parser = build_parser(command)
     try:
         args = parser.parse_args(arguments)
     except SystemExit as exc:  # --help, --version and usage errors

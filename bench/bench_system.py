@@ -1,0 +1,254 @@
+"""Compare ``devutils stat`` with dool under a known load, and measure what a sample costs.
+
+Run from the repository root after ``python3 -m pip install -e . --group bench`` (dool
+comes from PyPI)::
+
+    python3 bench/bench_system.py
+
+Part 1 runs ``dool --bytes`` and ``devutils stat --csv`` side by side for about 16 s while
+it burns one CPU, writes 300 MiB with fsync and reads it back with O_DIRECT (``dd``), and
+sends 300 MiB over loopback TCP. It then compares, second by second (rows matched by
+epoch), the cpu columns (within 3 points), the integrated disk and loopback bytes (within
+a few percent of dool's and of the bytes actually moved) and interrupts and context
+switches (within 15 %).
+
+Part 2 measures the CPU time (user + system) each tool spends per sample: runs with 1 and
+with N samples, the difference divided by N - 1; and the startup cost (a 1-sample run).
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import resource
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+MIB = 1 << 20
+PAYLOAD = 300 * MIB
+
+
+def dool() -> str:
+    path = shutil.which("dool")
+    if path is None:
+        sys.exit("dool is not installed: python3 -m pip install dool")
+    return path
+
+
+def read_dool_csv(path: Path) -> list[dict[str, float]]:
+    lines = path.read_text().splitlines()
+    start = next(i for i, line in enumerate(lines) if '"usr"' in line)
+    header = next(csv.reader([lines[start]]))
+    rows = []
+    for record in csv.reader(lines[start + 1 :]):
+        if len(record) == len(header):
+            rows.append(
+                {name: float(value or 0) for name, value in zip(header, record, strict=True)}
+            )
+    return rows[1:]  # the first row is dool's since-boot average
+
+
+def read_devutils_csv(path: Path) -> list[dict[str, float]]:
+    with path.open() as handle:
+        return [{k: float(v or 0) for k, v in row.items()} for row in csv.DictReader(handle)]
+
+
+def burn_cpu(seconds: float) -> None:
+    subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            f"import time\nend = time.time() + {seconds}\nwhile time.time() < end: pass",
+        ],
+        check=True,
+    )
+
+
+def disk_io(folder: Path) -> None:
+    target = folder / "io.bin"
+    count = PAYLOAD // MIB
+    subprocess.run(
+        [
+            "dd",
+            "if=/dev/zero",
+            f"of={target}",
+            "bs=1M",
+            f"count={count}",
+            "conv=fsync",
+            "status=none",
+        ],
+        check=True,
+    )
+    subprocess.run(
+        ["dd", f"if={target}", "of=/dev/null", "bs=1M", "iflag=direct", "status=none"], check=True
+    )
+    target.unlink()
+
+
+def loopback(payload: int) -> int:
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+    received = 0
+
+    def serve() -> None:
+        nonlocal received
+        connection, _ = server.accept()
+        with connection:
+            while chunk := connection.recv(1 << 20):
+                received += len(chunk)
+
+    thread = threading.Thread(target=serve)
+    thread.start()
+    block = b"x" * MIB
+    with socket.create_connection(server.getsockname()) as client:
+        for _ in range(payload // MIB):
+            client.sendall(block)
+    thread.join()
+    server.close()
+    return received
+
+
+def by_second(rows: list[dict[str, float]]) -> dict[int, dict[str, float]]:
+    return {round(row["epoch"]): row for row in rows}
+
+
+def check(name: str, ours: float, theirs: float, tolerance: float, relative: bool) -> bool:
+    difference = abs(ours - theirs) / max(abs(theirs), 1e-9) if relative else abs(ours - theirs)
+    ok = difference <= tolerance
+    shown = f"{difference:.1%}" if relative else f"{difference:.2f} points"
+    print(
+        f"  {name:34} devutils {ours:14,.1f}  dool {theirs:14,.1f}  diff {shown:>12}  {'ok' if ok else 'FAIL'}"
+    )
+    return ok
+
+
+def part1(folder: Path) -> bool:
+    seconds = 16
+    dool_csv, ours_csv = folder / "dool.csv", folder / "devutils.csv"
+    env = dict(os.environ, NO_COLOR="1")
+    dool_process = subprocess.Popen(
+        [
+            dool(),
+            "--bytes",
+            "-T",
+            "-cdngyl",
+            "-N",
+            "lo,total",
+            "--output",
+            str(dool_csv),
+            "1",
+            str(seconds + 1),
+        ],
+        stdout=subprocess.DEVNULL,
+        env=env,
+    )
+    with ours_csv.open("w") as out:
+        ours_process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "devutils",
+                "stat",
+                "--csv",
+                "-N",
+                "lo,total",
+                "1",
+                str(seconds),
+            ],
+            stdout=out,
+        )
+        time.sleep(1.5)
+        burn_cpu(4)
+        disk_io(folder)
+        sent = loopback(PAYLOAD)
+        ours_process.wait()
+    dool_process.wait()
+    theirs = by_second(read_dool_csv(dool_csv))
+    ours = by_second(read_devutils_csv(ours_csv))
+    common = sorted(set(theirs) & set(ours))
+    print(f"\nPart 1: {len(common)} seconds matched by epoch, under load")
+    ok = True
+    for column in ("cpu:usr", "cpu:sys", "cpu:idl", "cpu:wai"):
+        key = column.split(":")[1]
+        ours_mean = statistics.mean(ours[t][column] for t in common)
+        theirs_mean = statistics.mean(theirs[t][key] for t in common)
+        ok &= check(f"{column} (mean %)", ours_mean, theirs_mean, 3.0, relative=False)
+    totals = [
+        ("dsk/total:read", "read", PAYLOAD),
+        ("dsk/total:writ", "writ", PAYLOAD),
+        ("net/lo:recv", "net/lo:recv", sent),
+    ]
+    for column, theirs_key, moved in totals:
+        ours_sum = sum(ours[t][column] for t in ours)  # integrate over every row: bytes/s x ~1 s
+        theirs_sum = sum(theirs[t][theirs_key] for t in theirs)
+        ok &= check(f"{column} (bytes)", ours_sum, theirs_sum, 0.05, relative=True)
+        print(
+            f"  {'':34} devutils vs bytes moved ({moved:,}): {abs(ours_sum - moved) / moved:.1%} "
+            "(the rest of the machine adds its own I/O)"
+        )
+    for column, theirs_key in (("system:int", "int"), ("system:csw", "csw")):
+        ours_sum = sum(ours[t][column] for t in common)
+        theirs_sum = sum(theirs[t][theirs_key] for t in common)
+        ok &= check(f"{column} (total)", ours_sum, theirs_sum, 0.15, relative=True)
+    return ok
+
+
+def cpu_seconds(command: list[str]) -> float:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(
+        command,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        check=True,
+        env=dict(os.environ, NO_COLOR="1"),
+    )
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def part2() -> None:
+    print("\nPart 2: CPU time (user + system), median of 3")
+    ours = [sys.executable, "-m", "devutils", "stat", "--csv"]
+    theirs = [dool(), "--bytes", "-cdngyl"]
+    n_ours, n_theirs = 200, 8
+    ours_one = statistics.median(cpu_seconds([*ours, "0.01", "1"]) for _ in range(3))
+    ours_many = statistics.median(cpu_seconds([*ours, "0.01", str(n_ours)]) for _ in range(3))
+    theirs_one = statistics.median(cpu_seconds([*theirs, "1", "1"]) for _ in range(3))
+    theirs_many = statistics.median(cpu_seconds([*theirs, "1", str(n_theirs)]) for _ in range(3))
+    ours_per = (ours_many - ours_one) / (n_ours - 1)
+    theirs_per = (theirs_many - theirs_one) / (n_theirs - 1)
+    print(
+        f"  per sample: devutils {ours_per * 1e3:.2f} ms, dool {theirs_per * 1e3:.2f} ms "
+        f"({ours_per / theirs_per:.2f}x of dool's)"
+    )
+    print(
+        f"  startup (a 1-sample run): devutils {ours_one * 1e3:.0f} ms, dool {theirs_one * 1e3:.0f} ms"
+    )
+
+
+def main() -> int:
+    # Compile devutils' modules once, as an installed package has them, so that startup
+    # is not measured with PYTHONDONTWRITEBYTECODE recompiling them on every run.
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", str(Path(__file__).parent.parent / "devutils")],
+        check=True,
+    )
+    folder = Path(tempfile.mkdtemp(prefix="devutils-bench-system-", dir=os.getcwd()))
+    try:
+        ok = part1(folder)
+        part2()
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
