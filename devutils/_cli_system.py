@@ -9,9 +9,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from typing import IO, Any
-
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any
 
 from devutils.cli import CliError
 
