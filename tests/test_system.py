@@ -276,6 +276,22 @@ def test_sampler_rejects_bad_options() -> None:
         Sampler(mem=1)  # type: ignore[arg-type]
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc is Linux's")
+def test_proc_readers_agree_with_psutil() -> None:
+    from devutils import system
+
+    assert system._proc_cpu()[2] == pytest.approx(system._read_cpu()[2], abs=0.5)
+    assert set(system._proc_disks()) == set(system._read_disks())
+    assert set(system._proc_nics()) == set(system._read_nics())
+    for proc, portable in (
+        (system._proc_system, system._read_system),
+        (system._proc_paging, system._read_paging),
+    ):
+        first, second = proc(), portable()
+        assert all(b - a >= 0 for a, b in zip(first, second, strict=True))
+        assert all(b - a < 10**6 for a, b in zip(first, second, strict=True))
+
+
 def test_one_real_sampling_run() -> None:
     s = sample(0.2, mem=True)
     assert s.elapsed == pytest.approx(0.2, abs=0.1)
@@ -529,7 +545,11 @@ def test_gpu_cli(fake_smi: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     data = json.loads(result.text)
     assert data["gpus"][0]["memory_used"] == 32362 * 2**20
     table = run(["gpu"])
-    assert "GPU 0  NVIDIA H200  util 100%" in table.text
+    assert (
+        table.text.splitlines()[0]
+        == "GPU 0  NVIDIA H200  util 100%  mem 31.6/140.4 GiB  52C  627W  MIG Disabled"
+    )
+    assert table.text.splitlines()[1].startswith("  pid 10291  2566 MiB  ")
     csv_result = run(["stat", "--csv", "--gpu", "-c", "0.05", "1"])
     assert (
         csv_result.text.splitlines()[0]
