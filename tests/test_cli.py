@@ -310,3 +310,14 @@ def test_batch_errors(args: list[str], message: str) -> None:
     assert result.status == 2
     assert message in result.err
     assert result.err.count("\n") == 1
+
+
+def test_ci_runs_the_readmes_test_command() -> None:
+    root = Path(__file__).resolve().parent.parent
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    ci = (root / ".ci" / "run").read_text(encoding="utf-8")
+    prefix = "$ python3 -m venv .venv && . .venv/bin/activate && "
+    (test_command,) = [
+        line for line in readme.splitlines() if line.startswith(prefix) and "pytest" in line
+    ]
+    assert test_command.removeprefix(prefix) in ci.splitlines()
