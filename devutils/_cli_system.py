@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import IO, TYPE_CHECKING, Any
 
-from devutils.cli import CliError
+from devutils.cli import CliError, positive_float, positive_int
 
 if TYPE_CHECKING:
     from devutils.system import GpuInfo, Sample
@@ -52,15 +52,15 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--output", metavar="FILE", help="also write CSV (JSON Lines with --json) to FILE"
     )
-    parser.add_argument("delay", nargs="?", type=_positive_float, default=1.0, help="seconds")
-    parser.add_argument("count", nargs="?", type=_positive_int, help="number of rows")
+    parser.add_argument("delay", nargs="?", type=positive_float, default=1.0, help="seconds")
+    parser.add_argument("count", nargs="?", type=positive_int, help="number of rows")
     parser.set_defaults(handler=run_stat)
 
     gpu = subparsers.add_parser(
         "gpu", help="NVIDIA GPU snapshot (NVML or nvidia-smi)", description="Show every GPU now."
     )
     gpu.add_argument("--json", action="store_true", help="print JSON")
-    gpu.add_argument("--timeout", type=_positive_float, default=5.0, help="nvidia-smi timeout (s)")
+    gpu.add_argument("--timeout", type=positive_float, default=5.0, help="nvidia-smi timeout (s)")
     gpu.set_defaults(handler=run_gpu)
 
     which = subparsers.add_parser(
@@ -70,28 +70,6 @@ def register(subparsers: Any) -> None:
     )
     which.add_argument("--json", action="store_true", help="print JSON")
     which.set_defaults(handler=run_which)
-
-
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not value > 0 or value == float("inf"):
-        msg = f"must be a positive number of seconds, got {text!r}"
-        raise argparse.ArgumentTypeError(msg)
-    return value
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        msg = f"must be a positive integer, got {text!r}"
-        raise argparse.ArgumentTypeError(msg)
-    return value
 
 
 # -- columns ------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from devutils.cli import CliError
+from devutils.cli import CliError, positive_int
 
 if TYPE_CHECKING:
     from devutils.text import Replacer
@@ -69,7 +69,7 @@ def register(subparsers: Any) -> None:
         "--count", action="store_true", help="print each file's count on stderr afterwards"
     )
     parser.add_argument(
-        "-j", "--jobs", type=_positive_int, default=1, metavar="N", help="files processed at once"
+        "-j", "--jobs", type=positive_int, default=1, metavar="N", help="files processed at once"
     )
     parser.add_argument(
         "-r", "--recursive", action="store_true", help="walk directories given as FILE"
@@ -79,7 +79,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--encoding", default="utf-8", help="text encoding (default: utf-8)")
     parser.add_argument(
-        "--chunk-size", type=_positive_int, default=DEFAULT_CHUNK, help=argparse.SUPPRESS
+        "--chunk-size", type=positive_int, default=DEFAULT_CHUNK, help=argparse.SUPPRESS
     )
     parser.add_argument(
         "--progress",
@@ -98,17 +98,6 @@ def prepare_argv(argv: list[str]) -> list[str]:
             return out + argv[index:]
         out.append("--in-place=" if arg == "--in-place" else arg)
     return out
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        msg = f"must be a positive integer, got {text!r}"
-        raise argparse.ArgumentTypeError(msg)
-    return value
 
 
 def load_map(path: str) -> dict[str, str]:

@@ -13,7 +13,7 @@ from typing import NoReturn
 
 from devutils import __version__
 
-__all__ = ["CliError", "main"]
+__all__ = ["CliError", "main", "positive_float", "positive_int"]
 
 
 class CliError(Exception):
@@ -32,6 +32,30 @@ class _Parser(argparse.ArgumentParser):
 
 
 Handler = Callable[[argparse.Namespace], int]
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: an int >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        msg = f"must be a positive integer, got {text!r}"
+        raise argparse.ArgumentTypeError(msg)
+    return value
+
+
+def positive_float(text: str) -> float:
+    """An argparse type: a finite number > 0 (seconds)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value < float("inf"):
+        msg = f"must be a positive number of seconds, got {text!r}"
+        raise argparse.ArgumentTypeError(msg)
+    return value
 
 
 _MODULES = {
