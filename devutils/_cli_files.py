@@ -76,6 +76,17 @@ def run_files(replacer: Replacer, args: argparse.Namespace) -> int:
         raise CliError(msg)
     options = Options(mode, args.in_place or None, args.encoding, args.chunk_size)
     tasks = list(_expand(names, recursive=args.recursive, hidden=args.hidden))
+    if mode == "in-place":
+        # A file named twice (or through a symlink too) is rewritten once, not twice:
+        # a swap applied twice would silently undo itself.
+        seen: set[str] = set()
+        unique = []
+        for task in tasks:
+            real = os.path.realpath(task.path)
+            if real not in seen:
+                seen.add(real)
+                unique.append(task)
+        tasks = unique
     progress = _Progress.create(args.progress, tasks)
 
     outcomes: Iterator[Outcome]

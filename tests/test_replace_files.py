@@ -405,3 +405,12 @@ def test_progress_bar_only_when_asked_or_on_a_terminal(tmp_path: Path) -> None:
     assert "devutils replace [" in shown.err
     assert "3/3 files" in shown.err
     assert all(p.read_bytes() == b"old\n" * 100 for p in paths)
+
+
+def test_a_file_named_twice_is_rewritten_once(tmp_path: Path) -> None:
+    path = write(tmp_path / "a.txt", b"cat dog\n")
+    link = tmp_path / "link.txt"
+    link.symlink_to(path)
+    args = ["replace", "--in-place", "--pair", "cat", "dog", "--pair", "dog", "cat"]
+    assert run([*args, str(path), str(path), str(link)]).status == 0
+    assert path.read_bytes() == b"dog cat\n"
