@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import argparse
-import csv
-import json
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
-from typing import IO, TYPE_CHECKING, Any
 
 from devutils.cli import CliError, positive_float, positive_int
 
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing slows every start
 if TYPE_CHECKING:
-    from devutils.system import GpuInfo, Sample
+    from typing import IO, Any
+
+    from devutils.system import GpuInfo
+
+    Rates = dict[str, Any]  # a sample's fields by name (devutils._sampling.compute_rates)
+    Getter = Callable[[Rates, list[GpuInfo]], float | None]
 
 
 def register(subparsers: Any) -> None:
@@ -75,14 +77,20 @@ def register(subparsers: Any) -> None:
 # -- columns ------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
 class Column:
-    group: str  # the CSV key's group, e.g. "dsk/total"
-    title: str  # the table's group title, e.g. "-dsk/total-"
-    name: str
-    width: int
-    kind: str  # pct, bytes, net, count, load, mem, time
-    get: Callable[[Sample, list[GpuInfo]], float | None]
+    """One column of the table and the CSV (a plain class: no dataclasses at startup)."""
+
+    __slots__ = ("get", "group", "kind", "name", "title", "width")
+
+    def __init__(  # noqa: PLR0917 - a record of six fields
+        self, group: str, title: str, name: str, width: int, kind: str, get: Getter
+    ) -> None:
+        self.group = group  # the CSV key's group, e.g. "dsk/total"
+        self.title = title  # the table's group title, e.g. "dsk/total"
+        self.name = name
+        self.width = width
+        self.kind = kind  # pct, bytes, net, count, load, time
+        self.get = get
 
 
 def _human(value: float, width: int, base: int) -> str:
@@ -112,8 +120,8 @@ def _cell(column: Column, value: float | None, bits: bool) -> str:
     return text.rjust(column.width)
 
 
-def _gpu_value(index: int, attribute: str) -> Callable[[Sample, list[GpuInfo]], float | None]:
-    def get(_sample: Sample, gpus: list[GpuInfo]) -> float | None:
+def _gpu_value(index: int, attribute: str) -> Getter:
+    def get(_sample: Rates, gpus: list[GpuInfo]) -> float | None:
         for gpu in gpus:
             if gpu.index == index:
                 value = getattr(gpu, attribute)
@@ -123,21 +131,18 @@ def _gpu_value(index: int, attribute: str) -> Callable[[Sample, list[GpuInfo]], 
     return get
 
 
-def _field(name: str) -> Callable[[Sample, list[GpuInfo]], float | None]:
-    return lambda s, _g: getattr(s, name)
+def _field(name: str) -> Getter:
+    return lambda s, _g: s.get(name)
 
 
-def _device(kind: str, device: str, index: int) -> Callable[[Sample, list[GpuInfo]], float | None]:
-    def get(s: Sample, _g: list[GpuInfo]) -> float | None:
-        if kind == "disk":
-            if device == "total":
-                return (s.disk_read, s.disk_write)[index]
-            disk = s.disks.get(device)
-            return None if disk is None else (disk.read, disk.write)[index]
+def _device(kind: str, device: str, index: int) -> Getter:
+    def get(s: Rates, _g: list[GpuInfo]) -> float | None:
         if device == "total":
-            return (s.net_recv, s.net_send)[index]
-        nic = s.nics.get(device)
-        return None if nic is None else (nic.recv, nic.send)[index]
+            keys = ("disk_read", "disk_write") if kind == "disk" else ("net_recv", "net_send")
+            value: float | None = s.get(keys[index])
+            return value
+        pair = s["disks" if kind == "disk" else "nics"].get(device)
+        return None if pair is None else float(pair[index])
 
     return get
 
@@ -152,7 +157,9 @@ def build_columns(args: argparse.Namespace, gpus: list[GpuInfo]) -> list[Column]
         chosen = {"cpu", "disk", "net", "page", "sys", "load"}
     columns: list[Column] = []
     if args.time:
-        columns.append(Column("time", "----system----", "time", 14, "time", lambda s, _g: s.time))
+        columns.append(
+            Column("time", "----system----", "time", 14, "time", lambda s, _g: s["time"])
+        )
     if "cpu" in chosen:
         for name in ("usr", "sys", "idl", "wai", "stl"):
             columns.append(Column("cpu", "--total-cpu-usage--", name, 3, "pct", _field(name)))
@@ -216,7 +223,7 @@ def _table_header(columns: list[Column]) -> tuple[str, str]:
     return " ".join(titles), "|".join(names)
 
 
-def _table_row(columns: list[Column], sample: Sample, gpus: list[GpuInfo], bits: bool) -> str:
+def _table_row(columns: list[Column], sample: Rates, gpus: list[GpuInfo], bits: bool) -> str:
     out: list[str] = []
     previous = None
     for column in columns:
@@ -239,10 +246,8 @@ def _csv_keys(columns: list[Column]) -> list[str]:
     return ["epoch", *(f"{c.group}:{c.name}" for c in columns if c.kind != "time")]
 
 
-def _csv_values(
-    columns: list[Column], sample: Sample, gpus: list[GpuInfo], bits: bool
-) -> list[str]:
-    values = [f"{sample.time:.3f}"]
+def _csv_values(columns: list[Column], sample: Rates, gpus: list[GpuInfo], bits: bool) -> list[str]:
+    values = [f"{sample['time']:.3f}"]
     for column in columns:
         if column.kind == "time":
             continue
@@ -253,24 +258,36 @@ def _csv_values(
     return values
 
 
-def _json_record(sample: Sample, gpus: list[GpuInfo], with_gpus: bool) -> str:
-    record = asdict(sample)
+def _json_record(sample: Rates, gpus: list[GpuInfo], with_gpus: bool) -> str:
+    """The `Sample` fields, as ``dataclasses.asdict(sample)`` would give them."""
+    import json
+
+    record = dict(sample)
+    record["disks"] = {k: {"read": r, "write": w} for k, (r, w) in sample["disks"].items()}
+    record["nics"] = {k: {"recv": r, "send": s} for k, (r, s) in sample["nics"].items()}
+    record["missing"] = list(sample["missing"])
     if with_gpus:
+        from dataclasses import asdict
+
         record["gpus"] = [asdict(gpu) for gpu in gpus]
     return json.dumps(record)
 
 
 def run_stat(args: argparse.Namespace) -> int:
-    from devutils.system import Sampler, gpu_probe, gpu_snapshot
+    from devutils._sampling import RawSampler  # no dataclasses: a fast start
 
     disks = _split(args.disks)
     nics = _split(args.nics)
     gpus: list[GpuInfo] = []
+    snapshot_gpus: Callable[..., list[GpuInfo]] | None = None
     if args.gpu:
+        from devutils.system import gpu_probe, gpu_snapshot
+
+        snapshot_gpus = gpu_snapshot
         gpus = gpu_snapshot(processes=False)
         if not gpus:
             print(f"devutils stat: no GPU columns: {gpu_probe().reason}", file=sys.stderr)
-    sampler = Sampler(disks=disks, nics=nics, mem=bool(args.mem))
+    sampler = RawSampler(disks=disks, nics=nics, mem=bool(args.mem))
     columns = build_columns(args, gpus)
     target: IO[str] | None = None
     if args.output:
@@ -281,9 +298,11 @@ def run_stat(args: argparse.Namespace) -> int:
             raise CliError(msg) from exc
     to_stdout = args.csv or args.json
     machine = sys.stdout if to_stdout and target is None else target
-    writer = (
-        csv.writer(machine, lineterminator="\n") if machine is not None and not args.json else None
-    )
+    writer = None
+    if machine is not None and not args.json:
+        import csv
+
+        writer = csv.writer(machine, lineterminator="\n")
     try:
         if not args.no_header:
             if writer is not None:
@@ -293,7 +312,7 @@ def run_stat(args: argparse.Namespace) -> int:
                 print(title)
                 print(names, flush=True)
         for row in sampler.run(args.delay, args.count):
-            current = gpu_snapshot(processes=False) if gpus else []
+            current = snapshot_gpus(processes=False) if gpus and snapshot_gpus else []
             if writer is not None:
                 writer.writerow(_csv_values(columns, row, current, args.bits))
             elif machine is not None:
@@ -311,6 +330,8 @@ def run_stat(args: argparse.Namespace) -> int:
 
 
 def run_gpu(args: argparse.Namespace) -> int:
+    import json
+
     from devutils.system import gpu_probe, gpu_snapshot
 
     gpus = gpu_snapshot(timeout=args.timeout)
@@ -321,6 +342,8 @@ def run_gpu(args: argparse.Namespace) -> int:
         print(f"devutils gpu: no GPU: {reason}", file=sys.stderr)
         return 1
     if args.json:
+        from dataclasses import asdict
+
         print(json.dumps({"gpus": [asdict(gpu) for gpu in gpus]}, indent=2))
         return 0
     for gpu in gpus:
@@ -340,10 +363,14 @@ def run_gpu(args: argparse.Namespace) -> int:
 
 
 def run_which(args: argparse.Namespace) -> int:
+    import json
+
     from devutils.system import which_dstat
 
     infos = which_dstat()
     if args.json:
+        from dataclasses import asdict
+
         print(json.dumps([asdict(info) for info in infos], indent=2))
         return 0
     for info in infos:

@@ -9,9 +9,12 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
-from typing import NoReturn
 
 from devutils import __version__
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing slows every start
+if TYPE_CHECKING:
+    from typing import NoReturn
 
 __all__ = ["CliError", "main", "positive_float", "positive_int"]
 

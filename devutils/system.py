@@ -15,15 +15,20 @@ original dstat, Performance Co-Pilot's ``pcp-dstat`` and dool apart.
 from __future__ import annotations
 
 import contextlib
-import math
 import os
 import re
 import sys
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from types import MappingProxyType
 from typing import Any
+
+from devutils._sampling import (
+    DISK_FILTER,
+    NIC_FILTER,
+    RawSampler,
+    compute_rates,
+)
 
 __all__ = [
     "DISK_FILTER",
@@ -44,16 +49,6 @@ __all__ = [
     "sample",
     "which_dstat",
 ]
-
-DISK_FILTER = re.compile(
-    r"^([hsv]d[a-z]+\d+|cciss/c\d+d\d+p\d+|dm-\d+|md\d+|mmcblk\d+p\d0|VxVM\d+|nvme\d+n\d+p\d+)$"
-)
-"""Devices dool leaves out of its disk total: partitions, device-mapper and md devices."""
-NIC_FILTER = re.compile(r"^(lo|bond\d+|face|.+\.\d+)$")
-"""Interfaces dool leaves out of its network total: loopback, bonds and VLANs."""
-
-GROUPS = ("cpu", "disk", "net", "paging", "system", "load", "mem")
-_EMPTY: Mapping[str, Any] = MappingProxyType({})
 
 
 # -- snapshots and rates ------------------------------------------------------------------
@@ -134,25 +129,6 @@ class Sample:
     missing: tuple[str, ...] = ()
 
 
-def _rate(delta: float, elapsed: float) -> float:
-    """Never negative, never infinite: a counter that went back, or no time, gives 0."""
-    if delta <= 0 or elapsed <= 0:
-        return 0.0
-    return delta / elapsed
-
-
-def _pair_rates(
-    before: Mapping[str, tuple[int, int]], after: Mapping[str, tuple[int, int]], elapsed: float
-) -> dict[str, tuple[float, float]]:
-    """Per-device rates for devices present in both snapshots."""
-    rates = {}
-    for name, (a1, b1) in after.items():
-        old = before.get(name)
-        if old is not None:
-            rates[name] = (_rate(a1 - old[0], elapsed), _rate(b1 - old[1], elapsed))
-    return rates
-
-
 def compute_sample(
     before: Snapshot,
     after: Snapshot,
@@ -175,78 +151,14 @@ def compute_sample(
         >>> s.usr, s.sys, s.idl, s.interrupts, s.ctx_switches
         (60.0, 20.0, 20.0, 200.0, 200.0)
     """
-    elapsed = after.monotonic - before.monotonic
-    values: dict[str, Any] = {}
-    missing = [
-        group
-        for group in after.groups
-        if getattr(after, _FIELDS[group]) is None
-        or (group not in ("load", "mem") and getattr(before, _FIELDS[group]) is None)
-    ]
+    rates = compute_rates(vars(before), vars(after), disks=disks, nics=nics)
+    return _sample(rates)
 
-    if after.cpu is not None and before.cpu is not None:
-        user, nice, system, idle, iowait, irq, softirq, steal = (
-            max(0.0, new - old) for new, old in zip(after.cpu[:8], before.cpu[:8], strict=True)
-        )
-        parts = (user + nice + irq + softirq, system, idle, iowait, steal)
-        total = sum(parts)
-        if total > 0:
-            values.update(
-                zip(
-                    ("usr", "sys", "idl", "wai", "stl"),
-                    (100.0 * p / total for p in parts),
-                    strict=True,
-                )
-            )
-        else:  # no time passed on the cpu clock: call it idle
-            values.update(usr=0.0, sys=0.0, idl=100.0, wai=0.0, stl=0.0)
 
-    per_disk: dict[str, DiskRate] = {}
-    if after.disks is not None and before.disks is not None:
-        rates = _pair_rates(before.disks, after.disks, elapsed)
-        counted = [r for name, r in rates.items() if not DISK_FILTER.match(name)]
-        values["disk_read"] = sum(r[0] for r in counted)
-        values["disk_write"] = sum(r[1] for r in counted)
-        for name in disks:
-            if name == "total":
-                per_disk[name] = DiskRate(values["disk_read"], values["disk_write"])
-            elif name in rates:
-                per_disk[name] = DiskRate(*rates[name])
-
-    per_nic: dict[str, NicRate] = {}
-    if after.nics is not None and before.nics is not None:
-        rates = _pair_rates(before.nics, after.nics, elapsed)
-        counted = [r for name, r in rates.items() if not NIC_FILTER.match(name)]
-        values["net_recv"] = sum(r[0] for r in counted)
-        values["net_send"] = sum(r[1] for r in counted)
-        for name in nics:
-            if name == "total":
-                per_nic[name] = NicRate(values["net_recv"], values["net_send"])
-            elif name in rates:
-                per_nic[name] = NicRate(*rates[name])
-
-    if after.paging is not None and before.paging is not None:
-        values["page_in"] = _rate(after.paging[0] - before.paging[0], elapsed)
-        values["page_out"] = _rate(after.paging[1] - before.paging[1], elapsed)
-
-    if after.system is not None and before.system is not None:
-        values["interrupts"] = _rate(after.system[0] - before.system[0], elapsed)
-        values["ctx_switches"] = _rate(after.system[1] - before.system[1], elapsed)
-
-    if after.load is not None:
-        values["load1"], values["load5"], values["load15"] = after.load
-    if after.mem is not None:
-        keys = ("mem_used", "mem_free", "mem_cached", "mem_available")
-        values.update(zip(keys, after.mem, strict=True))
-
-    return Sample(
-        time=after.time,
-        elapsed=elapsed,
-        disks=per_disk,
-        nics=per_nic,
-        missing=tuple(name for name in GROUPS if name in missing),
-        **values,
-    )
+def _sample(rates: dict[str, Any]) -> Sample:
+    rates["disks"] = {name: DiskRate(*pair) for name, pair in rates["disks"].items()}
+    rates["nics"] = {name: NicRate(*pair) for name, pair in rates["nics"].items()}
+    return Sample(**rates)
 
 
 # -- reading the counters -------------------------------------------------------------------
@@ -450,47 +362,19 @@ class Sampler:
         mem: bool = False,
         readers: Mapping[str, Callable[[], Any]] | None = None,
     ) -> None:
-        for name, value in (("disks", disks), ("nics", nics)):
-            if isinstance(value, str) or not all(isinstance(v, str) for v in value):
-                msg = f"{name} must be a sequence of names, got {value!r}"
-                raise TypeError(msg)
-        flag: object = mem
-        if not isinstance(flag, bool):
-            msg = f"mem must be a bool, got {flag!r}"
-            raise TypeError(msg)
-        self.disks = tuple(disks)
-        self.nics = tuple(nics)
-        self.mem = mem
-        self._readers = dict(PROC_READERS if _proc_readable() else READERS)
-        if readers:
-            self._readers.update(readers)
-        self._groups = [g for g in GROUPS if g != "mem" or mem]
-        self._previous: Snapshot | None = None
-        self._warned: set[str] = set()
+        self._raw = RawSampler(disks=disks, nics=nics, mem=mem, readers=readers)
+        self.disks = self._raw.disks
+        self.nics = self._raw.nics
+        self.mem = self._raw.mem
 
     def snapshot(self) -> Snapshot:
         """Read every group's counters now (a group that fails becomes None)."""
-        values: dict[str, Any] = {}
-        for group in self._groups:
-            try:
-                values[_FIELDS[group]] = self._readers[group]()
-            except Exception as exc:
-                if group not in self._warned:
-                    self._warned.add(group)
-                    print(
-                        f"devutils.system: cannot read {group} counters ({exc}); "
-                        "reporting them as missing",
-                        file=sys.stderr,
-                    )
-        return Snapshot(time.monotonic(), time.time(), **values, groups=tuple(self._groups))
+        return Snapshot(**self._raw.snapshot())
 
     def sample(self) -> Sample | None:
         """Return the rates since the previous call (None on the first call)."""
-        current = self.snapshot()
-        previous, self._previous = self._previous, current
-        if previous is None:
-            return None
-        return compute_sample(previous, current, disks=self.disks, nics=self.nics)
+        rates = self._raw.sample()
+        return None if rates is None else _sample(rates)
 
     def run(self, interval: float = 1.0, count: int | None = None) -> Iterator[Sample]:
         """Yield a sample every *interval* seconds, *count* times (forever if None).
@@ -499,37 +383,7 @@ class Sampler:
         tick is skipped rather than bunched. The first sample comes one interval after
         the call.
         """
-        if (
-            isinstance(interval, bool)
-            or not isinstance(interval, int | float)
-            or not (math.isfinite(interval) and interval > 0)
-        ):
-            msg = f"interval must be a positive number of seconds, got {interval!r}"
-            raise ValueError(msg)
-        if count is not None and (
-            isinstance(count, bool) or not isinstance(count, int) or count < 1
-        ):
-            msg = f"count must be a positive int or None, got {count!r}"
-            raise ValueError(msg)
-        return self._run(float(interval), count)
-
-    def _run(self, interval: float, count: int | None) -> Iterator[Sample]:
-        if self._previous is None:
-            self.sample()
-        deadline = time.monotonic() + interval
-        produced = 0
-        while count is None or produced < count:
-            delay = deadline - time.monotonic()
-            if delay > 0:
-                time.sleep(delay)
-            result = self.sample()
-            assert result is not None
-            yield result
-            produced += 1
-            deadline += interval
-            behind = time.monotonic() - deadline
-            if behind > 0:
-                deadline += math.ceil(behind / interval) * interval
+        return map(_sample, self._raw.run(interval, count))
 
 
 def sample(interval: float = 1.0, *, mem: bool = False) -> Sample:

@@ -401,7 +401,9 @@ def test_progress_bar_only_when_asked_or_on_a_terminal(tmp_path: Path) -> None:
     paths = [write(tmp_path / f"{i}.txt", b"old\n" * 100) for i in range(3)]
     quiet = run(["replace", "--in-place", "--pair", "old", "new", *map(str, paths)])
     assert quiet.err == ""  # stderr is not a terminal here: no bar
-    shown = run(["replace", "--in-place", "--progress", "always", "--pair", "new", "old", *map(str, paths)])
+    shown = run(
+        ["replace", "--in-place", "--progress", "always", "--pair", "new", "old", *map(str, paths)]
+    )
     assert "devutils replace [" in shown.err
     assert "3/3 files" in shown.err
     assert all(p.read_bytes() == b"old\n" * 100 for p in paths)

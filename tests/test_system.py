@@ -278,7 +278,7 @@ def test_sampler_rejects_bad_options() -> None:
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc is Linux's")
 def test_proc_readers_agree_with_psutil() -> None:
-    from devutils import system
+    from devutils import _sampling as system
 
     assert system._proc_cpu()[2] == pytest.approx(system._read_cpu()[2], abs=0.5)
     assert set(system._proc_disks()) == set(system._read_disks())
