@@ -262,26 +262,47 @@ def median_time(function: Callable[[], object], repeats: int) -> float:
     return statistics.median(times)
 
 
-def measure(
-    engine: Engine, text: str, expected_for: Callable[[str], str], repeats: int, budget: float
-) -> tuple[str, float | None, int]:
-    """Return (status, MB/s, characters timed): 'ok', 'mismatch' or 'error: ...'."""
+def prepare(
+    engine: Engine, text: str, expected_for: Callable[[str], str], budget: float
+) -> tuple[str, str]:
+    """Check *engine* against the reference; return (status, the text to time it on).
+
+    status is 'ok', 'mismatch' or 'error: ...'. An engine too slow for the whole corpus
+    within *budget* seconds is timed on a prefix.
+    """
     probe = text[:2000]
     try:
         start = time.perf_counter()
         probe_out = engine(probe)
         probe_time = time.perf_counter() - start
     except Exception as exc:
-        return f"error: {type(exc).__name__}", None, 0
+        return f"error: {type(exc).__name__}", ""
     estimate = probe_time * len(text) / len(probe)
     sample = text
     if estimate > budget:
         sample = text[: max(len(probe), int(len(text) * budget / estimate))]
     output = probe_out if sample is probe else engine(sample)
     if output != expected_for(sample):
-        return "mismatch", None, len(sample)
-    seconds = median_time(lambda: engine(sample), repeats if sample is text else 3)
-    return "ok", len(sample.encode()) / seconds / 1e6, len(sample)
+        return "mismatch", sample
+    return "ok", sample
+
+
+def round_robin(engines: dict[str, tuple[Engine, str]], repeats: int) -> dict[str, float]:
+    """Time every engine once per round, *repeats* rounds; MB/s from each median.
+
+    Interleaving the engines spreads the machine's drift over all of them, so the
+    ratios between engines in one run are fair.
+    """
+    times: dict[str, list[float]] = {name: [] for name in engines}
+    for _ in range(repeats):
+        for name, (engine, sample) in engines.items():
+            start = time.perf_counter()
+            engine(sample)
+            times[name].append(time.perf_counter() - start)
+    return {
+        name: len(engines[name][1].encode()) / statistics.median(values) / 1e6
+        for name, values in times.items()
+    }
 
 
 def rss_bytes() -> int:
@@ -340,38 +361,50 @@ def main() -> int:
                     return cache[len(sample)]
 
                 print(f"\n{corpus}, {count} keys{', ' + option if option else ''}")
+                ready: dict[str, tuple[Engine, str]] = {}
+                notes: dict[str, str] = {}
+                builds: dict[str, float] = {}
                 for name, build in engines(mapping, option).items():
                     if name == "chained str.replace" and count > 1000:
-                        print(f"  {name:32} skipped (one pass per key)")
+                        notes[name] = "skipped (one pass per key)"
                         continue
                     if name == "boltons MultiReplace" and count > 10_000:
-                        print(f"  {name:32} skipped (each match scans every key's group)")
+                        notes[name] = "skipped (each match scans every key's group)"
                         continue
                     gc.collect()
                     start = time.perf_counter()
                     try:
                         engine = build()
                     except Exception as exc:
-                        print(f"  {name:32} build error: {type(exc).__name__}: {str(exc)[:60]}")
+                        notes[name] = f"build error: {type(exc).__name__}: {str(exc)[:60]}"
                         continue
-                    build_s = time.perf_counter() - start
-                    status, mbps, timed = measure(engine, text, expected_for, repeats, budget)
-                    mark = "" if timed == len(text) else "*"
-                    shown = f"{mbps:8.2f}{mark}" if mbps is not None else f"{status:>9}"
-                    print(f"  {name:32} {shown} MB/s   build {build_s:7.3f} s", flush=True)
+                    builds[name] = time.perf_counter() - start
+                    status, sample = prepare(engine, text, expected_for, budget)
+                    if status == "ok":
+                        ready[name] = (engine, sample)
+                    else:
+                        notes[name] = status
+                speeds = round_robin(ready, repeats)
+                for name in engines(mapping, option):
+                    if name in speeds:
+                        partial = "" if len(ready[name][1]) == len(text) else "*"
+                        shown = f"{speeds[name]:8.2f}{partial} MB/s"
+                    else:
+                        shown = f"{notes[name]:>9}" + (" MB/s" if name in builds else "")
+                    build_note = f"   build {builds[name]:7.3f} s" if name in builds else ""
+                    print(f"  {name:32} {shown}{build_note}", flush=True)
                     results.append(
                         {
                             "corpus": corpus,
                             "keys": count,
                             "option": option,
                             "engine": name,
-                            "status": status,
-                            "mbps": mbps,
-                            "chars": timed,
-                            "build_s": build_s,
+                            "status": "ok" if name in speeds else notes[name],
+                            "mbps": speeds.get(name),
+                            "build_s": builds.get(name),
                         }
                     )
-                    del engine
+                del ready
 
     # Build time and memory for 100,000 keys.
     text = CORPORA["English"].read_text(encoding="utf-8")
