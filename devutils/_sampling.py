@@ -206,40 +206,60 @@ _PAGE_SIZE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 _SECTOR = 512  # /proc/diskstats counts 512-byte sectors whatever the device's own size
 
 
-def _proc_stat() -> list[list[str]]:
-    with open("/proc/stat", encoding="ascii") as handle:
-        return [line.split() for line in handle]
+_FDS: dict[str, int] = {}
+
+
+def _read_proc(path: str) -> bytes:
+    """Read a /proc file through a descriptor kept open (as dool does): pread, no reopen."""
+    descriptor = _FDS.get(path)
+    if descriptor is None:
+        descriptor = _FDS.setdefault(path, os.open(path, os.O_RDONLY | os.O_CLOEXEC))
+    chunks = []
+    offset = 0
+    while True:
+        chunk = os.pread(descriptor, 1 << 16, offset)
+        chunks.append(chunk)
+        offset += len(chunk)
+        if len(chunk) < 1 << 16:
+            return b"".join(chunks)
+
+
+def _field_after(data: bytes, label: bytes) -> int:
+    """The integer right after ``label`` at the start of a line of *data*."""
+    start = data.find(b"\n" + label)
+    if start < 0:
+        if not data.startswith(label):
+            msg = f"no {label.decode().strip()!r} line"
+            raise OSError(msg)
+        start = -1
+    start += 1 + len(label)
+    end = start
+    while data[end : end + 1].isdigit():
+        end += 1
+    return int(data[start:end])
 
 
 def _proc_cpu() -> tuple[float, ...]:
-    for fields in _proc_stat():
-        if fields and fields[0] == "cpu":
-            ticks = [int(value) for value in fields[1:9]] + [0] * (9 - len(fields))
-            return tuple(tick / _CLOCK_TICKS for tick in ticks[:8])
-    msg = "no cpu line in /proc/stat"
-    raise OSError(msg)
+    data = _read_proc("/proc/stat")
+    if not data.startswith(b"cpu "):
+        msg = "no cpu line in /proc/stat"
+        raise OSError(msg)
+    ticks = [int(value) for value in data[: data.index(b"\n")].split()[1:9]]
+    ticks += [0] * (8 - len(ticks))
+    return tuple(tick / _CLOCK_TICKS for tick in ticks)
 
 
 def _proc_system() -> tuple[int, int]:
-    interrupts = switches = None
-    for fields in _proc_stat():
-        if fields and fields[0] == "intr":
-            interrupts = int(fields[1])
-        elif fields and fields[0] == "ctxt":
-            switches = int(fields[1])
-    if interrupts is None or switches is None:
-        msg = "no intr/ctxt lines in /proc/stat"
-        raise OSError(msg)
-    return (interrupts, switches)
+    data = _read_proc("/proc/stat")
+    return (_field_after(data, b"intr "), _field_after(data, b"ctxt "))
 
 
 def _proc_disks() -> dict[str, tuple[int, int]]:
     disks = {}
-    with open("/proc/diskstats", encoding="ascii") as handle:
-        for line in handle:
-            fields = line.split()
-            if len(fields) >= 10:
-                disks[fields[2]] = (int(fields[5]) * _SECTOR, int(fields[9]) * _SECTOR)
+    for line in _read_proc("/proc/diskstats").splitlines():
+        fields = line.split()
+        if len(fields) >= 10:
+            disks[fields[2].decode()] = (int(fields[5]) * _SECTOR, int(fields[9]) * _SECTOR)
     if not disks:
         msg = "/proc/diskstats lists no disk"
         raise OSError(msg)
@@ -248,12 +268,11 @@ def _proc_disks() -> dict[str, tuple[int, int]]:
 
 def _proc_nics() -> dict[str, tuple[int, int]]:
     nics = {}
-    with open("/proc/net/dev", encoding="ascii") as handle:
-        for line in list(handle)[2:]:
-            name, _, data = line.partition(":")
-            fields = data.split()
-            if len(fields) >= 9:
-                nics[name.strip()] = (int(fields[0]), int(fields[8]))
+    for line in _read_proc("/proc/net/dev").splitlines()[2:]:
+        name, _, data = line.partition(b":")
+        fields = data.split()
+        if len(fields) >= 9:
+            nics[name.strip().decode()] = (int(fields[0]), int(fields[8]))
     if not nics:
         msg = "/proc/net/dev lists no interface"
         raise OSError(msg)
@@ -261,13 +280,11 @@ def _proc_nics() -> dict[str, tuple[int, int]]:
 
 
 def _proc_paging() -> tuple[int, int]:
-    found: dict[str, int] = {}
-    with open("/proc/vmstat", encoding="ascii") as handle:
-        for line in handle:
-            key, _, value = line.partition(" ")
-            if key in ("pswpin", "pswpout"):
-                found[key] = int(value) * _PAGE_SIZE
-    return (found.get("pswpin", 0), found.get("pswpout", 0))
+    data = _read_proc("/proc/vmstat")
+    return (
+        _field_after(data, b"pswpin ") * _PAGE_SIZE,
+        _field_after(data, b"pswpout ") * _PAGE_SIZE,
+    )
 
 
 def _proc_readable() -> bool:
