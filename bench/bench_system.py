@@ -215,15 +215,16 @@ def cpu_seconds(command: list[str]) -> float:
 
 
 def part2() -> None:
-    print("\nPart 2: CPU time (user + system), median of 3")
+    print("\nPart 2: CPU time (user + system); 1-sample runs: median of 5")
     ours = [sys.executable, "-m", "devutils", "stat", "--csv"]
     theirs = [dool(), "--bytes", "-cdngyl"]
-    # dool's delay is whole seconds: 21 rows of it take 21 s; devutils runs at 0.05 s.
-    n_ours, n_theirs = 200, 21
-    ours_one = statistics.median(cpu_seconds([*ours, "0.05", "1"]) for _ in range(3))
-    ours_many = statistics.median(cpu_seconds([*ours, "0.05", str(n_ours)]) for _ in range(3))
-    theirs_one = statistics.median(cpu_seconds([*theirs, "1", "1"]) for _ in range(3))
-    theirs_many = statistics.median(cpu_seconds([*theirs, "1", str(n_theirs)]) for _ in range(3))
+    # Both at dool's smallest delay, 1 s, so both pay the same cost of waking up cold;
+    # 121 rows (two minutes each) so that start-up noise spreads thin over the samples.
+    n_ours = n_theirs = 121
+    ours_one = statistics.median(cpu_seconds([*ours, "1", "1"]) for _ in range(5))
+    theirs_one = statistics.median(cpu_seconds([*theirs, "1", "1"]) for _ in range(5))
+    ours_many = cpu_seconds([*ours, "1", str(n_ours)])
+    theirs_many = cpu_seconds([*theirs, "1", str(n_theirs)])
     ours_per = (ours_many - ours_one) / (n_ours - 1)
     theirs_per = (theirs_many - theirs_one) / (n_theirs - 1)
     print(

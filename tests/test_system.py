@@ -649,3 +649,22 @@ def test_which_dstat_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     assert "dool: dool 1.3.8" in result.text
     data = json.loads(run(["which-dstat", "--json"]).text)
     assert [d["flavor"] for d in data] == ["missing", "dool", "missing"]
+
+
+def test_stat_ctrl_c_ends_cleanly() -> None:
+    import signal
+    import subprocess
+
+    process = subprocess.Popen(
+        [sys.executable, "-m", "devutils", "stat", "--csv", "0.1"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    time.sleep(1.5)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=10)
+    assert process.returncode == 0, err
+    assert b"Traceback" not in err
+    lines = out.decode().splitlines()
+    assert lines[0] == DEFAULT_HEADER
+    assert len(lines) >= 3
