@@ -100,8 +100,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``devutils`` command and return its exit status.
 
     Examples:
-        >>> main(["--version"])  # doctest: +SKIP
-        devutils 0.1.0
+        >>> main(["months", "2024-01-15", "2024-03-05"])
+        3
+        0
     """
     arguments = list(sys.argv[1:] if argv is None else argv)
     command = arguments[0] if arguments else None
