@@ -212,25 +212,16 @@ def _process(
     try:
         if task.path == STDIN:
             return _stdin(replacer, options)
-        if options.mode == "in-place":
+        if options.mode in ("in-place", "dry-run"):
             count = replace_file(
                 replacer,
                 task.path,
                 encoding=options.encoding,
                 backup_suffix=options.suffix,
                 chunk_size=options.chunk_size,
+                dry_run=options.mode == "dry-run",
                 progress=advance,
                 sync_directory=False,  # run_files syncs each directory once, at the end
-            )
-            return Outcome(task.path, count)
-        if options.mode == "dry-run":
-            count = replace_file(
-                replacer,
-                task.path,
-                encoding=options.encoding,
-                chunk_size=options.chunk_size,
-                dry_run=True,
-                progress=advance,
             )
             return Outcome(task.path, count)
         if options.mode == "diff":

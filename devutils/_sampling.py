@@ -48,6 +48,26 @@ def _pair_rates(
     return rates
 
 
+def _device_rates(
+    before: Mapping[str, tuple[int, int]],
+    after: Mapping[str, tuple[int, int]],
+    elapsed: float,
+    excluded: re.Pattern[str],
+    wanted: Sequence[str],
+) -> tuple[tuple[float, float], dict[str, tuple[float, float]]]:
+    """dool's total over the devices *excluded* does not match, and the *wanted* ones."""
+    rates = _pair_rates(before, after, elapsed)
+    counted = [r for name, r in rates.items() if not excluded.match(name)]
+    total = (sum(r[0] for r in counted), sum(r[1] for r in counted))
+    per_device = {}
+    for name in wanted:
+        if name == "total":
+            per_device[name] = total
+        elif name in rates:
+            per_device[name] = rates[name]
+    return total, per_device
+
+
 def compute_rates(
     before: Mapping[str, Any],
     after: Mapping[str, Any],
@@ -88,27 +108,15 @@ def compute_rates(
 
     per_disk: dict[str, tuple[float, float]] = {}
     if after["disks"] is not None and before["disks"] is not None:
-        rates = _pair_rates(before["disks"], after["disks"], elapsed)
-        counted = [r for name, r in rates.items() if not DISK_FILTER.match(name)]
-        values["disk_read"] = sum(r[0] for r in counted)
-        values["disk_write"] = sum(r[1] for r in counted)
-        for name in disks:
-            if name == "total":
-                per_disk[name] = (values["disk_read"], values["disk_write"])
-            elif name in rates:
-                per_disk[name] = rates[name]
+        total, per_disk = _device_rates(
+            before["disks"], after["disks"], elapsed, DISK_FILTER, disks
+        )
+        values["disk_read"], values["disk_write"] = total
 
     per_nic: dict[str, tuple[float, float]] = {}
     if after["nics"] is not None and before["nics"] is not None:
-        rates = _pair_rates(before["nics"], after["nics"], elapsed)
-        counted = [r for name, r in rates.items() if not NIC_FILTER.match(name)]
-        values["net_recv"] = sum(r[0] for r in counted)
-        values["net_send"] = sum(r[1] for r in counted)
-        for name in nics:
-            if name == "total":
-                per_nic[name] = (values["net_recv"], values["net_send"])
-            elif name in rates:
-                per_nic[name] = rates[name]
+        total, per_nic = _device_rates(before["nics"], after["nics"], elapsed, NIC_FILTER, nics)
+        values["net_recv"], values["net_send"] = total
 
     if after["paging"] is not None and before["paging"] is not None:
         values["page_in"] = _rate(after["paging"][0] - before["paging"][0], elapsed)

@@ -165,7 +165,6 @@ class Replacer:
         "_by_key",
         "_callables",
         "_engine",
-        "_folded_index",
         "_ignore_case",
         "_keys",
         "_mapping",
@@ -188,7 +187,6 @@ class Replacer:
     _by_key: dict[str, Replacement]
     _callables: bool
     _engine: str
-    _folded_index: dict[str, int]
     _ignore_case: bool
     _keys: list[str]
     _mapping: Mapping[str, Replacement]
@@ -241,7 +239,6 @@ class Replacer:
             values = list(snapshot.values())
         init(self, "_keys", keys)
         init(self, "_values", values)
-        init(self, "_folded_index", folded_index)
         init(self, "_callables", any(not isinstance(v, str) for v in values))
         init(self, "_pattern", None)
         init(self, "_ac", None)
