@@ -12,8 +12,11 @@ epoch), the cpu columns (within 3 points), the integrated disk and loopback byte
 a few percent of dool's and of the bytes actually moved) and interrupts and context
 switches (within 15 %).
 
-Part 2 measures the CPU time (user + system) each tool spends per sample: runs with 1 and
-with N samples, the difference divided by N - 1; and the startup cost (a 1-sample run).
+Part 2 measures the CPU time (user + system) each tool spends per sample at dool's
+smallest delay, 1 s, once running: from /proc/PID/schedstat (nanoseconds) and the rows
+written, read 3.5 s after the start and again 40 s later; 3 rounds, the tools one at a
+time and alternating; then the startup cost (a 1-sample run, median of 9, alternating).
+``--quick``: one round.
 """
 
 from __future__ import annotations
@@ -214,25 +217,58 @@ def cpu_seconds(command: list[str]) -> float:
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def part2() -> None:
-    print("\nPart 2: CPU time (user + system); 1-sample runs: median of 5")
-    ours = [sys.executable, "-m", "devutils", "stat", "--csv"]
-    theirs = [dool(), "--bytes", "-cdngyl"]
-    # Both at dool's smallest delay, 1 s, so both pay the same cost of waking up cold;
-    # 121 rows (two minutes each) so that start-up noise spreads thin over the samples.
-    n_ours = n_theirs = 121
-    ours_one = statistics.median(cpu_seconds([*ours, "1", "1"]) for _ in range(5))
-    theirs_one = statistics.median(cpu_seconds([*theirs, "1", "1"]) for _ in range(5))
-    ours_many = cpu_seconds([*ours, "1", str(n_ours)])
-    theirs_many = cpu_seconds([*theirs, "1", str(n_theirs)])
-    ours_per = (ours_many - ours_one) / (n_ours - 1)
-    theirs_per = (theirs_many - theirs_one) / (n_theirs - 1)
+def on_cpu_seconds(pid: int) -> float:
+    """The CPU time (user + system) process *pid* has used so far, to the nanosecond."""
+    with open(f"/proc/{pid}/schedstat") as handle:
+        return int(handle.read().split()[0]) / 1e9
+
+
+def steady_cost(command: list[str], folder: Path, seconds: float) -> float:
+    """CPU seconds per sample of a running *command* (1 s delay), start-up left out: its
+    CPU time and rows written, read after a warm-up and again *seconds* later."""
+    output = folder / "rows.txt"
+    with output.open("wb") as out:
+        process = subprocess.Popen(
+            command, stdout=out, stderr=subprocess.DEVNULL, env=dict(os.environ, NO_COLOR="1")
+        )
+        try:
+            time.sleep(3.5)
+            cpu0, rows0 = on_cpu_seconds(process.pid), output.read_bytes().count(b"\n")
+            time.sleep(seconds)
+            cpu1, rows1 = on_cpu_seconds(process.pid), output.read_bytes().count(b"\n")
+        finally:
+            process.kill()
+            process.wait()
+    return (cpu1 - cpu0) / (rows1 - rows0)
+
+
+def part2(folder: Path, rounds: int, seconds: float) -> None:
     print(
-        f"  per sample: devutils {ours_per * 1e3:.2f} ms, dool {theirs_per * 1e3:.2f} ms "
+        f"\nPart 2: CPU time (user + system) per sample at a 1 s delay, {rounds} rounds of "
+        f"{seconds:.0f} s each, tools alternating"
+    )
+    ours = [sys.executable, "-m", "devutils", "stat", "--csv"]
+    theirs = [dool(), "--bytes", "-cdngyl", "--noupdate"]
+    ours_costs, theirs_costs = [], []
+    for _ in range(rounds):
+        ours_costs.append(steady_cost([*ours, "1"], folder, seconds))
+        theirs_costs.append(steady_cost([*theirs, "1"], folder, seconds))
+        print(
+            f"  round: devutils {ours_costs[-1] * 1e3:.3f} ms, dool {theirs_costs[-1] * 1e3:.3f} ms"
+            f" ({ours_costs[-1] / theirs_costs[-1]:.2f}x)"
+        )
+    ours_per, theirs_per = statistics.median(ours_costs), statistics.median(theirs_costs)
+    print(
+        f"  per sample (median): devutils {ours_per * 1e3:.3f} ms, dool {theirs_per * 1e3:.3f} ms "
         f"({ours_per / theirs_per:.2f}x of dool's)"
     )
+    ours_one, theirs_one = [], []
+    for _ in range(9):  # alternating, so that both see the same machine
+        ours_one.append(cpu_seconds([*ours, "0.01", "1"]))
+        theirs_one.append(cpu_seconds([*theirs, "1", "1"]))
     print(
-        f"  startup (a 1-sample run): devutils {ours_one * 1e3:.0f} ms, dool {theirs_one * 1e3:.0f} ms"
+        f"  startup (a 1-sample run, median of 9): devutils "
+        f"{statistics.median(ours_one) * 1e3:.0f} ms, dool {statistics.median(theirs_one) * 1e3:.0f} ms"
     )
 
 
@@ -246,7 +282,7 @@ def main() -> int:
     folder = Path(tempfile.mkdtemp(prefix="devutils-bench-system-", dir=os.getcwd()))
     try:
         ok = part1(folder)
-        part2()
+        part2(folder, rounds=3 if "--quick" not in sys.argv else 1, seconds=40.0)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     return 0 if ok else 1

@@ -13,6 +13,8 @@ import re
 import sys
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from itertools import compress
+from operator import sub
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing slows every start
 if TYPE_CHECKING:
@@ -25,46 +27,138 @@ DISK_FILTER = re.compile(
 NIC_FILTER = re.compile(r"^(lo|bond\d+|face|.+\.\d+)$")
 """Interfaces dool leaves out of its network total: loopback, bonds and VLANs."""
 
+SAMPLE_FIELDS = (
+    *("time", "elapsed", "usr", "sys", "idl", "wai", "stl", "disk_read", "disk_write"),
+    *("net_recv", "net_send", "page_in", "page_out", "interrupts", "ctx_switches"),
+    *("load1", "load5", "load15", "mem_used", "mem_free", "mem_cached", "mem_available"),
+    *("disks", "nics", "missing"),
+)
+"""`devutils.system.Sample`'s fields in order: the keys of every `compute_rates` result."""
 GROUPS = ("cpu", "disk", "net", "paging", "system", "load", "mem")
-GROUPS = ("cpu", "disk", "net", "paging", "system", "load", "mem")
+
+
+_MIN_ELAPSED = 1e-9
+"""An interval shorter than a nanosecond counts as no time: every rate over it is 0."""
+
+
+class DeviceCounters(Mapping[str, tuple[int, int]]):
+    """Two counters per device, as /proc lists them: names and two parallel lists.
+
+    A read-only mapping of name -> (first, second), for `Snapshot.disks` and
+    `Snapshot.nics`; kept as lists so that `compute_rates` subtracts whole lists in C.
+    """
+
+    __slots__ = ("first", "names", "second")
+
+    def __init__(self, names: tuple[str, ...], first: list[int], second: list[int]) -> None:
+        self.names = names
+        self.first = first
+        self.second = second
+
+    def __getitem__(self, name: str) -> tuple[int, int]:
+        try:
+            index = self.names.index(name)
+        except ValueError:
+            raise KeyError(name) from None
+        return (self.first[index], self.second[index])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names)
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.names
+
+    def __repr__(self) -> str:
+        return repr(dict(self.items()))
+
+
+class _Filter:
+    """Which devices a dool total counts: a filter's verdicts, remembered by name, and the
+    mask for the last list of names (the same list comes every time)."""
+
+    __slots__ = ("_names", "_pattern", "_verdicts", "mask")
+
+    def __init__(self, pattern: re.Pattern[str]) -> None:
+        self._pattern = pattern
+        self._verdicts: dict[str, bool] = {}
+        self._names: tuple[str, ...] = ()
+        self.mask: list[bool] = []
+
+    def counted(self, name: str) -> bool:
+        verdict = self._verdicts.get(name)
+        if verdict is None:
+            verdict = self._verdicts[name] = self._pattern.match(name) is None
+        return verdict
+
+    def mask_for(self, names: tuple[str, ...]) -> list[bool]:
+        if names is not self._names and names != self._names:
+            self.mask = [self.counted(name) for name in names]
+            self._names = names
+        return self.mask
+
+
+_DISK_TOTAL = _Filter(DISK_FILTER)
+_NIC_TOTAL = _Filter(NIC_FILTER)
 
 
 def _rate(delta: float, elapsed: float) -> float:
     """Never negative, never infinite: a counter that went back, or no time, gives 0."""
-    if delta <= 0 or elapsed <= 0:
+    if delta <= 0 or elapsed < _MIN_ELAPSED:
         return 0.0
     return delta / elapsed
-
-
-def _pair_rates(
-    before: Mapping[str, tuple[int, int]], after: Mapping[str, tuple[int, int]], elapsed: float
-) -> dict[str, tuple[float, float]]:
-    """Per-device rates for devices present in both snapshots."""
-    rates = {}
-    for name, (a1, b1) in after.items():
-        old = before.get(name)
-        if old is not None:
-            rates[name] = (_rate(a1 - old[0], elapsed), _rate(b1 - old[1], elapsed))
-    return rates
 
 
 def _device_rates(
     before: Mapping[str, tuple[int, int]],
     after: Mapping[str, tuple[int, int]],
     elapsed: float,
-    excluded: re.Pattern[str],
+    total_filter: _Filter,
     wanted: Sequence[str],
 ) -> tuple[tuple[float, float], dict[str, tuple[float, float]]]:
-    """dool's total over the devices *excluded* does not match, and the *wanted* ones."""
-    rates = _pair_rates(before, after, elapsed)
-    counted = [r for name, r in rates.items() if not excluded.match(name)]
-    total = (sum(r[0] for r in counted), sum(r[1] for r in counted))
+    """dool's total over the devices in both snapshots that *total_filter* counts (a
+    counter that went back counting 0), and the *wanted* devices one by one."""
+    if (
+        type(after) is DeviceCounters
+        and type(before) is DeviceCounters
+        and (after.names is before.names or after.names == before.names)
+    ):  # the usual case: the same devices in the same order, so subtract lists, in C
+        mask = total_filter.mask_for(after.names)
+        firsts = list(map(sub, after.first, before.first))
+        seconds = list(map(sub, after.second, before.second))
+        if min(firsts, default=0) < 0:
+            firsts = [delta if delta > 0 else 0 for delta in firsts]
+        if min(seconds, default=0) < 0:
+            seconds = [delta if delta > 0 else 0 for delta in seconds]
+        first = sum(compress(firsts, mask))
+        second = sum(compress(seconds, mask))
+    else:
+        first = second = 0
+        for name, (new_first, new_second) in after.items():
+            old = before.get(name)
+            if old is not None and total_filter.counted(name):
+                if new_first > old[0]:
+                    first += new_first - old[0]
+                if new_second > old[1]:
+                    second += new_second - old[1]
+    if elapsed < _MIN_ELAPSED:
+        total = (0.0, 0.0)
+    else:
+        total = (first / elapsed if first > 0 else 0.0, second / elapsed if second > 0 else 0.0)
     per_device = {}
     for name in wanted:
         if name == "total":
             per_device[name] = total
-        elif name in rates:
-            per_device[name] = rates[name]
+        else:
+            new = after.get(name)
+            old = before.get(name)
+            if new is not None and old is not None:
+                per_device[name] = (
+                    _rate(new[0] - old[0], elapsed),
+                    _rate(new[1] - old[1], elapsed),
+                )
     return total, per_device
 
 
@@ -77,68 +171,78 @@ def compute_rates(
 ) -> dict[str, Any]:
     """The arithmetic of `devutils.system.compute_sample`, on raw snapshot dicts.
 
-    Returns the `Sample` fields by name (``disks`` and ``nics`` as name -> pair).
+    Returns every `Sample` field by name (None where not measured; ``disks`` and ``nics``
+    as name -> pair).
     """
     elapsed = after["monotonic"] - before["monotonic"]
-    values: dict[str, Any] = {}
-    missing = [
-        group
-        for group in after["groups"]
-        if after[FIELDS[group]] is None
-        or (group not in ("load", "mem") and before[FIELDS[group]] is None)
-    ]
+    values: dict[str, Any] = dict.fromkeys(SAMPLE_FIELDS)
+    values["time"] = after["time"]
+    values["elapsed"] = elapsed
+    missing = []
+    for group in GROUPS:
+        if group in after["groups"]:
+            name = FIELDS[group]
+            if after[name] is None or (group not in ("load", "mem") and before[name] is None):
+                missing.append(group)
 
-    if after["cpu"] is not None and before["cpu"] is not None:
-        user, nice, system, idle, iowait, irq, softirq, steal = (
-            max(0.0, new - old)
-            for new, old in zip(after["cpu"][:8], before["cpu"][:8], strict=True)
-        )
-        parts = (user + nice + irq + softirq, system, idle, iowait, steal)
-        total = sum(parts)
+    new_cpu, old_cpu = after["cpu"], before["cpu"]
+    if new_cpu is not None and old_cpu is not None:
+        if len(new_cpu) != len(old_cpu):
+            msg = f"cpu counters of different lengths: {len(old_cpu)} then {len(new_cpu)}"
+            raise ValueError(msg)
+        deltas = list(map(sub, new_cpu[:8], old_cpu[:8]))
+        if min(deltas) < 0:
+            deltas = [delta if delta > 0 else 0.0 for delta in deltas]
+        user, nice, system, idle, iowait, irq, softirq, steal = deltas
+        usr = user + nice + irq + softirq
+        total = usr + system + idle + iowait + steal
         if total > 0:
-            values.update(
-                zip(
-                    ("usr", "sys", "idl", "wai", "stl"),
-                    (min(100.0, 100.0 * p / total) for p in parts),
-                    strict=True,
-                )
-            )
+            # each at most 100: float rounding can give 100.00000000000001
+            values["usr"] = p if (p := 100.0 * usr / total) < 100.0 else 100.0
+            values["sys"] = p if (p := 100.0 * system / total) < 100.0 else 100.0
+            values["idl"] = p if (p := 100.0 * idle / total) < 100.0 else 100.0
+            values["wai"] = p if (p := 100.0 * iowait / total) < 100.0 else 100.0
+            values["stl"] = p if (p := 100.0 * steal / total) < 100.0 else 100.0
         else:  # no time passed on the cpu clock: call it idle
             values.update(usr=0.0, sys=0.0, idl=100.0, wai=0.0, stl=0.0)
 
     per_disk: dict[str, tuple[float, float]] = {}
     if after["disks"] is not None and before["disks"] is not None:
-        total, per_disk = _device_rates(
-            before["disks"], after["disks"], elapsed, DISK_FILTER, disks
+        total_disk, per_disk = _device_rates(
+            before["disks"], after["disks"], elapsed, _DISK_TOTAL, disks
         )
-        values["disk_read"], values["disk_write"] = total
+        values["disk_read"], values["disk_write"] = total_disk
 
     per_nic: dict[str, tuple[float, float]] = {}
     if after["nics"] is not None and before["nics"] is not None:
-        total, per_nic = _device_rates(before["nics"], after["nics"], elapsed, NIC_FILTER, nics)
-        values["net_recv"], values["net_send"] = total
+        total_nic, per_nic = _device_rates(before["nics"], after["nics"], elapsed, _NIC_TOTAL, nics)
+        values["net_recv"], values["net_send"] = total_nic
 
-    if after["paging"] is not None and before["paging"] is not None:
-        values["page_in"] = _rate(after["paging"][0] - before["paging"][0], elapsed)
-        values["page_out"] = _rate(after["paging"][1] - before["paging"][1], elapsed)
-
-    if after["system"] is not None and before["system"] is not None:
-        values["interrupts"] = _rate(after["system"][0] - before["system"][0], elapsed)
-        values["ctx_switches"] = _rate(after["system"][1] - before["system"][1], elapsed)
+    # Two counters each: the rate when they went up over time that passed, else 0.
+    for group, first_key, second_key in (
+        ("paging", "page_in", "page_out"),
+        ("system", "interrupts", "ctx_switches"),
+    ):
+        new, old = after[group], before[group]
+        if new is not None and old is not None:
+            gained, gained_too = new[0] - old[0], new[1] - old[1]
+            usable = elapsed >= _MIN_ELAPSED
+            values[first_key] = gained / elapsed if gained > 0 and usable else 0.0
+            values[second_key] = gained_too / elapsed if gained_too > 0 and usable else 0.0
 
     if after["load"] is not None:
         values["load1"], values["load5"], values["load15"] = after["load"]
     if after["mem"] is not None:
-        keys = ("mem_used", "mem_free", "mem_cached", "mem_available")
-        values.update(zip(keys, after["mem"], strict=True))
+        (
+            values["mem_used"],
+            values["mem_free"],
+            values["mem_cached"],
+            values["mem_available"],
+        ) = after["mem"]
 
-    values.update(
-        time=after["time"],
-        elapsed=elapsed,
-        disks=per_disk,
-        nics=per_nic,
-        missing=tuple(name for name in GROUPS if name in missing),
-    )
+    values["disks"] = per_disk
+    values["nics"] = per_nic
+    values["missing"] = tuple(missing)
     return values
 
 
@@ -212,87 +316,255 @@ def _read_mem() -> tuple[int, int, int, int]:
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 _PAGE_SIZE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 _SECTOR = 512  # /proc/diskstats counts 512-byte sectors whatever the device's own size
+_ZEROS = (0.0,) * 8
+
+# "   8       0 sda 1 2 3 4 5 6 7 ...": the name, sectors read (6th) and written (10th).
+_DISKSTATS_LINE = re.compile(
+    rb"^[ \t]*\d+[ \t]+\d+[ \t]+(\S+)[ \t]+\d+[ \t]+\d+[ \t]+(\d+)[ \t]+\d+[ \t]+\d+[ \t]+\d+"
+    rb"[ \t]+(\d+)",
+    re.MULTILINE,
+)
+# "  eth0: 1 2 3 4 5 6 7 8 9 ...": the name, bytes received (1st) and sent (9th).
+_NET_DEV_LINE = re.compile(
+    rb"^[ \t]*([^:\s]+):[ \t]*(\d+)(?:[ \t]+\d+){7}[ \t]+(\d+)", re.MULTILINE
+)
 
 
-_FDS: dict[str, int] = {}
-
-
-def _read_proc(path: str) -> bytes:
-    """Read a /proc file through a descriptor kept open (as dool does): pread, no reopen."""
-    descriptor = _FDS.get(path)
-    if descriptor is None:
-        descriptor = _FDS.setdefault(path, os.open(path, os.O_RDONLY | os.O_CLOEXEC))
-    chunks = []
-    offset = 0
-    while True:
-        chunk = os.pread(descriptor, 1 << 16, offset)
-        chunks.append(chunk)
-        offset += len(chunk)
-        if len(chunk) < 1 << 16:
-            return b"".join(chunks)
-
-
-def _field_after(data: bytes, label: bytes) -> int:
-    """The integer right after ``label`` at the start of a line of *data*."""
-    start = data.find(b"\n" + label)
-    if start < 0:
-        if not data.startswith(label):
-            msg = f"no {label.decode().strip()!r} line"
-            raise OSError(msg)
-        start = -1
-    start += 1 + len(label)
-    end = start
-    while data[end : end + 1].isdigit():
-        end += 1
-    return int(data[start:end])
-
-
-def _proc_cpu() -> tuple[float, ...]:
-    data = _read_proc("/proc/stat")
+def parse_stat_cpu(data: bytes) -> tuple[float, ...]:
+    """The cumulative cpu seconds of /proc/stat's first line: user, nice, system, idle,
+    iowait, irq, softirq, steal (0 for the fields an old kernel lacks)."""
     if not data.startswith(b"cpu "):
         msg = "no cpu line in /proc/stat"
         raise OSError(msg)
-    ticks = [int(value) for value in data[: data.index(b"\n")].split()[1:9]]
-    ticks += [0] * (8 - len(ticks))
-    return tuple(tick / _CLOCK_TICKS for tick in ticks)
+    ticks = data[: data.find(b"\n")].split()[1:9]
+    return (*map(_CLOCK_TICKS.__rtruediv__, map(int, ticks)), *_ZEROS[len(ticks) :])
 
 
-def _proc_system() -> tuple[int, int]:
-    data = _read_proc("/proc/stat")
-    return (_field_after(data, b"intr "), _field_after(data, b"ctxt "))
+def parse_stat_system(data: bytes) -> tuple[int, int]:
+    """/proc/stat's interrupts (the first number of ``intr``) and context switches."""
+    intr = data.find(b"\nintr ") + 6
+    ctxt = data.find(b"\nctxt ") + 6
+    if intr < 6 or ctxt < 6:
+        msg = "no intr or ctxt line in /proc/stat"
+        raise OSError(msg)
+    return (
+        int(data[intr : data.find(b"\n", intr)].split(None, 1)[0]),
+        int(data[ctxt : data.find(b"\n", ctxt)]),
+    )
 
 
-def _proc_disks() -> dict[str, tuple[int, int]]:
-    disks = {}
-    for line in _read_proc("/proc/diskstats").splitlines():
-        fields = line.split()
-        if len(fields) >= 10:
-            disks[fields[2].decode()] = (int(fields[5]) * _SECTOR, int(fields[9]) * _SECTOR)
-    if not disks:
+_NAMES: dict[str, tuple[list[bytes], tuple[str, ...]]] = {}
+
+
+def _names(kind: str, raw: list[bytes]) -> tuple[str, ...]:
+    """*raw* decoded; the same tuple as last time when the names did not change."""
+    last = _NAMES.get(kind)
+    if last is not None and last[0] == raw:
+        return last[1]
+    names = tuple(map(bytes.decode, raw))
+    _NAMES[kind] = (raw, names)
+    return names
+
+
+def _counters(pairs: dict[str, tuple[int, int]]) -> DeviceCounters:
+    return DeviceCounters(
+        tuple(pairs), [p[0] for p in pairs.values()], [p[1] for p in pairs.values()]
+    )
+
+
+def parse_diskstats(data: bytes) -> DeviceCounters:
+    """/proc/diskstats as device -> (bytes read, bytes written)."""
+    # Every line has the same number of fields (14, 18 or 20 by kernel version) and a
+    # name without blanks, so the fields of all lines come from one split, in C.
+    fields = data.split()
+    width = len(data[: data.find(b"\n")].split()) if data.endswith(b"\n") else 0
+    raw = fields[2::width] if width >= 10 else []
+    if raw and len(fields) == width * data.count(b"\n") and len(set(raw)) == len(raw):
+        disks = DeviceCounters(
+            _names("disk", raw),
+            list(map(_SECTOR.__mul__, map(int, fields[5::width]))),
+            list(map(_SECTOR.__mul__, map(int, fields[9::width]))),
+        )
+    else:  # lines of different lengths: one by one
+        disks = _counters(
+            {
+                name.decode(): (int(read) * _SECTOR, int(written) * _SECTOR)
+                for name, read, written in _DISKSTATS_LINE.findall(data)
+            }
+        )
+    if not disks.names:
         msg = "/proc/diskstats lists no disk"
         raise OSError(msg)
     return disks
 
 
-def _proc_nics() -> dict[str, tuple[int, int]]:
-    nics = {}
-    for line in _read_proc("/proc/net/dev").splitlines()[2:]:
-        name, _, data = line.partition(b":")
-        fields = data.split()
-        if len(fields) >= 9:
-            nics[name.strip().decode()] = (int(fields[0]), int(fields[8]))
-    if not nics:
+def parse_net_dev(data: bytes) -> DeviceCounters:
+    """/proc/net/dev as interface -> (bytes received, bytes sent)."""
+    # Past the two header lines, each line is "name: " and 16 numbers; a name holds no
+    # blank and no colon, so one split (in C) gives 17 fields a line.
+    body = data[data.find(b"\n", data.find(b"\n") + 1) + 1 :]
+    fields = body.replace(b":", b" ").split()
+    raw = fields[::17]
+    if (
+        raw
+        and len(fields) == 17 * body.count(b"\n") == 17 * body.count(b":")
+        and len(set(raw)) == len(raw)
+    ):
+        nics = DeviceCounters(
+            _names("net", raw), list(map(int, fields[1::17])), list(map(int, fields[9::17]))
+        )
+    else:  # an odd line somewhere: one by one
+        nics = _counters(
+            {
+                name.decode(): (int(received), int(sent))
+                for name, received, sent in _NET_DEV_LINE.findall(data)
+            }
+        )
+    if not nics.names:
         msg = "/proc/net/dev lists no interface"
         raise OSError(msg)
     return nics
 
 
-def _proc_paging() -> tuple[int, int]:
-    data = _read_proc("/proc/vmstat")
+def parse_vmstat_paging(data: bytes) -> tuple[int, int]:
+    """/proc/vmstat's pages swapped in and out, in bytes."""
+    swapped_in = data.find(b"\npswpin ") + 8
+    swapped_out = data.find(b"\npswpout ") + 9
+    if swapped_in < 8 or swapped_out < 9 or data.find(b"\n", swapped_out) < 0:
+        msg = "no pswpin or pswpout line in /proc/vmstat"
+        raise OSError(msg)
     return (
-        _field_after(data, b"pswpin ") * _PAGE_SIZE,
-        _field_after(data, b"pswpout ") * _PAGE_SIZE,
+        int(data[swapped_in : data.find(b"\n", swapped_in)]) * _PAGE_SIZE,
+        int(data[swapped_out : data.find(b"\n", swapped_out)]) * _PAGE_SIZE,
     )
+
+
+def parse_loadavg(data: bytes) -> tuple[float, float, float]:
+    """/proc/loadavg's 1, 5 and 15 minute load averages."""
+    one, five, fifteen = map(float, data.split(None, 3)[:3])
+    return (one, five, fifteen)
+
+
+_FDS: dict[str, int] = {}  # shared by every reader: pread has no file position to share
+_SIZES: dict[str, int] = {}
+
+
+def _read_proc(path: str, size: int | None = None) -> bytes:
+    """The /proc file *path* through a descriptor kept open, as dool keeps its files open:
+    its first *size* bytes, or all of it in one pread at offset 0 (one consistent read)."""
+    descriptor = _FDS.get(path)
+    if descriptor is None:
+        descriptor = _FDS.setdefault(path, os.open(path, os.O_RDONLY | os.O_CLOEXEC))
+    if size is not None:
+        return os.pread(descriptor, size, 0)
+    size = _SIZES.get(path, 1 << 14)
+    data = os.pread(descriptor, size, 0)
+    while len(data) >= size:  # filled the buffer: there may be more, so read it all again
+        size *= 4
+        _SIZES[path] = size
+        data = os.pread(descriptor, size, 0)
+    return data
+
+
+_PROC_FILES = (
+    ("disks", "disk", "/proc/diskstats", parse_diskstats),
+    ("nics", "net", "/proc/net/dev", parse_net_dev),
+    ("load", "load", "/proc/loadavg", parse_loadavg),
+)
+
+
+class ProcReaders:
+    """Linux's counters read from /proc through descriptors kept open (as dool does).
+
+    One pread per file per snapshot, at offset 0 into a buffer big enough for the whole
+    file, so each file is one consistent read. `snapshot` reads every group in one go;
+    the methods named after the groups read one each.
+    """
+
+    def __init__(self) -> None:
+        self._vmstat_size: int | None = None
+
+    def snapshot(
+        self, groups: tuple[str, ...], warn: Callable[[str, Exception], None]
+    ) -> dict[str, Any]:
+        """`RawSampler.snapshot` for *groups*, in one function: what a sample costs is
+        mostly the code it runs through, cold after a second asleep."""
+        values: dict[str, Any] = dict.fromkeys(FIELDS.values())
+        try:
+            stat = _read_proc("/proc/stat")
+        except OSError as exc:
+            warn("cpu", exc)
+            warn("system", exc)
+        else:
+            try:
+                values["cpu"] = parse_stat_cpu(stat)
+            except Exception as exc:  # any failure: "cannot read it"
+                warn("cpu", exc)
+            try:
+                values["system"] = parse_stat_system(stat)
+            except Exception as exc:
+                warn("system", exc)
+        for field, group, path, parse in _PROC_FILES:
+            try:
+                values[field] = parse(_read_proc(path))
+            except Exception as exc:
+                warn(group, exc)
+        try:
+            values["paging"] = self.paging()
+        except Exception as exc:
+            warn("paging", exc)
+        if "mem" in groups:
+            try:
+                values["mem"] = _read_mem()
+            except Exception as exc:
+                warn("mem", exc)
+        values["monotonic"] = time.monotonic()
+        values["time"] = time.time()
+        values["groups"] = groups
+        return values
+
+    def cpu(self) -> tuple[float, ...]:
+        return parse_stat_cpu(_read_proc("/proc/stat"))
+
+    def system(self) -> tuple[int, int]:
+        return parse_stat_system(_read_proc("/proc/stat"))
+
+    def disks(self) -> DeviceCounters:
+        return parse_diskstats(_read_proc("/proc/diskstats"))
+
+    def nics(self) -> DeviceCounters:
+        return parse_net_dev(_read_proc("/proc/net/dev"))
+
+    def paging(self) -> tuple[int, int]:
+        # /proc/vmstat is written line by line as it is read, and pswpin/pswpout come in
+        # its first half: read up to a little past where pswpout was last time.
+        data = _read_proc("/proc/vmstat", self._vmstat_size)
+        try:
+            result = parse_vmstat_paging(data)
+        except OSError:
+            if self._vmstat_size is None:
+                raise
+            self._vmstat_size = None  # moved, or not there: read the whole file from now on
+            data = _read_proc("/proc/vmstat")
+            result = parse_vmstat_paging(data)
+        if self._vmstat_size is None:
+            self._vmstat_size = data.find(b"\n", data.find(b"\npswpout ") + 9) + 1 + 512
+        return result
+
+    def load(self) -> tuple[float, float, float]:
+        return parse_loadavg(_read_proc("/proc/loadavg"))
+
+    def readers(self) -> dict[str, Callable[[], Any]]:
+        """The group readers, by group name."""
+        return {
+            "cpu": self.cpu,
+            "disk": self.disks,
+            "net": self.nics,
+            "paging": self.paging,
+            "system": self.system,
+            "load": self.load,
+            "mem": _read_mem,
+        }
 
 
 def _proc_readable() -> bool:
@@ -307,15 +579,6 @@ READERS: dict[str, Callable[[], Any]] = {
     "net": _read_nics,
     "paging": _read_paging,
     "system": _read_system,
-    "load": _read_load,
-    "mem": _read_mem,
-}
-PROC_READERS: dict[str, Callable[[], Any]] = {
-    "cpu": _proc_cpu,
-    "disk": _proc_disks,
-    "net": _proc_nics,
-    "paging": _proc_paging,
-    "system": _proc_system,
     "load": _read_load,
     "mem": _read_mem,
 }
@@ -352,29 +615,39 @@ class RawSampler:
         self.disks = tuple(disks)
         self.nics = tuple(nics)
         self.mem = mem
-        self._readers = dict(PROC_READERS if _proc_readable() else READERS)
+        proc = ProcReaders() if _proc_readable() else None
+        chosen = dict(READERS if proc is None else proc.readers())
         if readers:
-            self._readers.update(readers)
-        self._groups = [g for g in GROUPS if g != "mem" or mem]
+            chosen.update(readers)
+        # /proc read in one go, unless a test replaced a reader
+        self._proc = None if readers else proc
+        self._groups = tuple(g for g in GROUPS if g != "mem" or mem)
+        self._plan = [(group, FIELDS[group], chosen[group]) for group in self._groups]
         self._previous: dict[str, Any] | None = None
         self._warned: set[str] = set()
 
     def snapshot(self) -> dict[str, Any]:
         """Read every group's counters now (a group that fails becomes None)."""
+        if self._proc is not None:
+            return self._proc.snapshot(self._groups, self._warn)
         values: dict[str, Any] = dict.fromkeys(FIELDS.values())
-        for group in self._groups:
+        for group, name, reader in self._plan:
             try:
-                values[FIELDS[group]] = self._readers[group]()
+                values[name] = reader()
             except Exception as exc:
-                if group not in self._warned:
-                    self._warned.add(group)
-                    print(
-                        f"devutils.system: cannot read {group} counters ({exc}); "
-                        "reporting them as missing",
-                        file=sys.stderr,
-                    )
-        values.update(monotonic=time.monotonic(), time=time.time(), groups=tuple(self._groups))
+                self._warn(group, exc)
+        values["monotonic"] = time.monotonic()
+        values["time"] = time.time()
+        values["groups"] = self._groups
         return values
+
+    def _warn(self, group: str, exc: Exception) -> None:
+        if group not in self._warned:
+            self._warned.add(group)
+            print(
+                f"devutils.system: cannot read {group} counters ({exc}); reporting them as missing",
+                file=sys.stderr,
+            )
 
     def sample(self) -> dict[str, Any] | None:
         """Return the rates since the previous call (None on the first call)."""

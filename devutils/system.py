@@ -25,6 +25,7 @@ from typing import Any
 from devutils._sampling import (
     DISK_FILTER,
     NIC_FILTER,
+    DeviceCounters,
     RawSampler,
     compute_rates,
 )
@@ -32,6 +33,7 @@ from devutils._sampling import (
 __all__ = [
     "DISK_FILTER",
     "NIC_FILTER",
+    "DeviceCounters",
     "DiskRate",
     "DstatInfo",
     "GpuInfo",

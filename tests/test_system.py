@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
 import stat
+import subprocess
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +21,7 @@ from hypothesis import strategies as st
 from devutils.system import (
     DISK_FILTER,
     NIC_FILTER,
+    DeviceCounters,
     Sample,
     Sampler,
     Snapshot,
@@ -186,6 +190,57 @@ def test_rates_are_never_negative_or_infinite(before: Snapshot, after: Snapshot)
         assert (group in s.missing) != present
 
 
+def as_counters(devices: Mapping[str, tuple[int, int]] | None) -> DeviceCounters | None:
+    if devices is None:
+        return None
+    return DeviceCounters(
+        tuple(devices), [p[0] for p in devices.values()], [p[1] for p in devices.values()]
+    )
+
+
+@given(before=snapshots(), after=snapshots(), same_devices=st.booleans())
+def test_device_lists_give_the_same_rates_as_dicts(
+    before: Snapshot, after: Snapshot, same_devices: bool
+) -> None:
+    # The list arithmetic (DeviceCounters, what /proc gives) against the plain dict loop.
+    if same_devices and before.disks is not None and after.disks is not None:
+        after = dataclasses.replace(
+            after, disks={name: after.disks.get(name, (0, 0)) for name in before.disks}
+        )
+    if same_devices and before.nics is not None and after.nics is not None:
+        after = dataclasses.replace(
+            after, nics={name: after.nics.get(name, (0, 0)) for name in before.nics}
+        )
+    wanted = {"disks": ["sda", "sda1", "total"], "nics": ["lo", "eth0", "total"]}
+    expected = compute_sample(before, after, **wanted)
+    fast = compute_sample(
+        dataclasses.replace(before, disks=as_counters(before.disks), nics=as_counters(before.nics)),
+        dataclasses.replace(after, disks=as_counters(after.disks), nics=as_counters(after.nics)),
+        **wanted,
+    )
+    assert fast == expected
+
+
+def test_device_counters_is_a_read_only_mapping() -> None:
+    counters = DeviceCounters(("sda", "lo"), [1, 2], [3, 4])
+    assert counters == {"sda": (1, 3), "lo": (2, 4)}
+    assert counters["lo"] == (2, 4)
+    assert list(counters) == ["sda", "lo"]
+    assert len(counters) == 2
+    assert "sda" in counters
+    assert "sdb" not in counters
+    assert counters.get("sdb") is None
+    with pytest.raises(KeyError, match="sdb"):
+        counters["sdb"]
+    assert repr(counters) == "{'sda': (1, 3), 'lo': (2, 4)}"
+
+
+def test_sample_fields_are_the_dataclass_fields_in_order() -> None:
+    from devutils._sampling import SAMPLE_FIELDS
+
+    assert tuple(f.name for f in dataclasses.fields(Sample)) == SAMPLE_FIELDS
+
+
 def test_zero_elapsed_gives_zero_rates() -> None:
     snap = Snapshot(5.0, 5.0, cpu=(1, 0, 0, 1, 0, 0, 0, 0), disks={"sda": (0, 0)}, system=(0, 0))
     later = Snapshot(
@@ -280,16 +335,154 @@ def test_sampler_rejects_bad_options() -> None:
 def test_proc_readers_agree_with_psutil() -> None:
     from devutils import _sampling as system
 
-    assert system._proc_cpu()[2] == pytest.approx(system._read_cpu()[2], abs=0.5)
-    assert set(system._proc_disks()) == set(system._read_disks())
-    assert set(system._proc_nics()) == set(system._read_nics())
-    for proc, portable in (
-        (system._proc_system, system._read_system),
-        (system._proc_paging, system._read_paging),
+    proc = system.ProcReaders()
+    assert proc.cpu()[2] == pytest.approx(system._read_cpu()[2], abs=0.5)
+    assert set(proc.disks()) == set(system._read_disks())
+    assert set(proc.nics()) == set(system._read_nics())
+    for read_proc, portable in (
+        (proc.system, system._read_system),
+        (proc.paging, system._read_paging),
     ):
-        first, second = proc(), portable()
+        first, second = read_proc(), portable()
         assert all(b - a >= 0 for a, b in zip(first, second, strict=True))
         assert all(b - a < 10**6 for a, b in zip(first, second, strict=True))
+
+
+# -- parsing /proc: the fast (one split) way against the obvious line-by-line way ----------
+
+device_names = st.text("abcdefghijklmnopqrstuvwxyz0123456789-_./", min_size=1, max_size=12)
+counter_values = st.integers(0, 2**64 - 1)
+
+
+def diskstats_reference(data: bytes) -> dict[str, tuple[int, int]]:
+    result = {}
+    for line in data.decode().splitlines():
+        fields = line.split()
+        result[fields[2]] = (int(fields[5]) * 512, int(fields[9]) * 512)
+    return result
+
+
+@given(
+    st.sampled_from([14, 18, 20]),
+    st.lists(st.tuples(device_names, st.lists(counter_values, min_size=17, max_size=17))),
+    st.booleans(),
+)
+def test_parse_diskstats_matches_line_by_line(
+    width: int, devices: list[tuple[str, list[int]]], mixed: bool
+) -> None:
+    from devutils._sampling import parse_diskstats
+
+    lines = [
+        f"{7:4d} {index:7d} {name} " + " ".join(map(str, numbers[: width - 3]))
+        for index, (name, numbers) in enumerate(devices)
+    ]
+    if mixed and lines:  # one line of another kernel's width: the line-by-line path
+        lines[0] += " 0 0"
+    data = "".join(line + "\n" for line in lines).encode()
+    expected = diskstats_reference(data)
+    if not expected:
+        with pytest.raises(OSError, match="no disk"):
+            parse_diskstats(data)
+    else:
+        assert parse_diskstats(data) == expected
+
+
+NET_DEV_HEADER = (
+    "Inter-|   Receive                                                |  Transmit\n"
+    " face |bytes    packets errs drop fifo frame compressed multicast|"
+    "bytes    packets errs drop fifo colls carrier compressed\n"
+)
+
+
+def net_dev_reference(data: bytes) -> dict[str, tuple[int, int]]:
+    result = {}
+    for line in data.decode().splitlines()[2:]:
+        name, _, numbers = line.partition(":")
+        fields = numbers.split()
+        result[name.strip()] = (int(fields[0]), int(fields[8]))
+    return result
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.text("abcdefghijklmnopqrstuvwxyz0123456789-_.@", min_size=1, max_size=15),
+            st.lists(counter_values, min_size=16, max_size=16),
+        ),
+        min_size=1,
+    ),
+    st.booleans(),
+)
+def test_parse_net_dev_matches_line_by_line(
+    nics: list[tuple[str, list[int]]], old_kernel: bool
+) -> None:
+    from devutils._sampling import parse_net_dev
+
+    # Linux writes "%6s: %7llu ..."; 2.4-era kernels glued the first number to the colon.
+    separator = ":" if old_kernel else ": "
+    body = "".join(
+        f"{name:>6}{separator}" + " ".join(f"{n:7d}" for n in numbers) + "\n"
+        for name, numbers in nics
+    )
+    data = (NET_DEV_HEADER + body).encode()
+    assert parse_net_dev(data) == net_dev_reference(data)
+
+
+def test_parse_stat_and_vmstat_and_loadavg() -> None:
+    from devutils import _sampling
+
+    stat_text = (
+        b"cpu  100 2 30 4000 5 6 7 8 0 0\ncpu0 50 1 15 2000 2 3 3 4 0 0\n"
+        b"intr 123456 0 9 0\nctxt 98765\nbtime 1700000000\n"
+    )
+    ticks = _sampling._CLOCK_TICKS
+    assert _sampling.parse_stat_cpu(stat_text) == tuple(
+        t / ticks for t in (100, 2, 30, 4000, 5, 6, 7, 8)
+    )
+    assert _sampling.parse_stat_cpu(b"cpu  1 2 3 4\n") == (
+        *(t / ticks for t in (1, 2, 3, 4)),
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+    )
+    assert _sampling.parse_stat_system(stat_text) == (123456, 98765)
+    with pytest.raises(OSError, match="no cpu line"):
+        _sampling.parse_stat_cpu(b"intr 1\n")
+    with pytest.raises(OSError, match="no intr or ctxt"):
+        _sampling.parse_stat_system(b"cpu  1 2 3 4\n")
+    page = _sampling._PAGE_SIZE
+    vmstat = b"nr_free_pages 5\npswpin 3\npswpout 4\npgalloc 9\n"
+    assert _sampling.parse_vmstat_paging(vmstat) == (3 * page, 4 * page)
+    with pytest.raises(OSError, match="pswpout"):
+        _sampling.parse_vmstat_paging(b"nr_free_pages 5\npswpin 3\npswpout 4")  # cut short
+    assert _sampling.parse_loadavg(b"0.25 1.50 12.00 2/79 19584\n") == (0.25, 1.5, 12.0)
+
+
+def test_vmstat_is_read_partly_and_fully_again_when_pswpout_moves(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from devutils import _sampling
+
+    files = [b"a 1\npswpin 2\npswpout 3\n" + b"z 0\n" * 400]
+    sizes: list[int | None] = []
+
+    def fake_read(path: str, size: int | None = None) -> bytes:
+        assert path == "/proc/vmstat"
+        sizes.append(size)
+        return files[-1] if size is None else files[-1][:size]
+
+    monkeypatch.setattr(_sampling, "_read_proc", fake_read)
+    page = _sampling._PAGE_SIZE
+    proc = _sampling.ProcReaders()
+    assert proc.paging() == (2 * page, 3 * page)
+    assert proc.paging() == (2 * page, 3 * page)
+    assert sizes[0] is None
+    assert sizes[1] is not None
+    assert sizes[1] < len(files[0])
+    files.append(b"long_line " + b"9" * 2000 + b"\npswpin 5\npswpout 6\n")  # moved far on
+    assert proc.paging() == (5 * page, 6 * page)
+    assert sizes[-1] is None
 
 
 def test_one_real_sampling_run() -> None:
@@ -338,6 +531,9 @@ def test_stat_json_lines() -> None:
     result = run(["stat", "--json", "0.05", "2"])
     records = [json.loads(line) for line in result.text.splitlines()]
     assert len(records) == 2
+    # every field, in the dataclass's order, null where not measured (no --mem here)
+    assert list(records[0]) == [f.name for f in dataclasses.fields(Sample)]
+    assert records[0]["mem_used"] is None
     assert {
         "time",
         "elapsed",
@@ -349,6 +545,26 @@ def test_stat_json_lines() -> None:
         "load1",
         "missing",
     } <= set(records[0])
+
+
+def test_stat_rows_written_to_a_real_descriptor(tmp_path: Path) -> None:
+    # In a process of its own, rows go straight to the file descriptors (os.write): the
+    # header first, then each row whole, on stdout and in --output alike.
+    log = tmp_path / "log.csv"
+    completed = subprocess.run(
+        [sys.executable, "-m", "devutils", "stat", "--output", str(log), "-c", "0.05", "3"],
+        capture_output=True,
+        check=True,
+        env=dict(os.environ, NO_COLOR="1"),
+    )
+    table = completed.stdout.decode().splitlines()
+    assert table[1] == "usr sys idl wai stl"
+    assert len(table) == 5
+    assert all(len(line) == len(table[1]) for line in table[2:])
+    lines = log.read_text().splitlines()
+    assert lines[0] == "epoch,cpu:usr,cpu:sys,cpu:idl,cpu:wai,cpu:stl"
+    assert len(lines) == 4
+    assert all(len(line.split(",")) == 6 for line in lines[1:])
 
 
 def test_stat_table_is_plain_ascii() -> None:
