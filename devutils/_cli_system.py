@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
     Rates = dict[str, Any]  # a sample's fields by name (devutils._sampling.compute_rates)
     Getter = Callable[[Rates, list[GpuInfo]], float | None]
+    RowWriter = Callable[[Rates, list[GpuInfo]], str]
 
 
 def register(subparsers: Any) -> None:
@@ -276,41 +277,42 @@ def _table_header(columns: list[Column]) -> tuple[str, str]:
     return " ".join(titles), "|".join(names)
 
 
-def _values(columns: list[Column], sample: Rates, gpus: list[GpuInfo]) -> list[float | None]:
-    """Each column's value (one function, no call per column: see `_table_row`)."""
-    values: list[float | None] = []
-    for column in columns:
-        field = column.field
-        value = sample[field] if field is not None else column.get(sample, gpus)
-        if column.scale != 1 and value is not None:
-            value *= column.scale
-        values.append(value)
-    return values
+def _compile_rows(columns: list[Column]) -> tuple[RowWriter, RowWriter]:
+    """The functions that make a table row and a CSV row of *columns* from a sample.
 
-
-def _table_row(columns: list[Column], sample: Rates, gpus: list[GpuInfo]) -> str:
-    # A sample's cost is mostly the code it runs through, cold after a second asleep:
-    # so one loop, and a call to render only for the cells that need a unit.
-    cells = []
-    for column, value in zip(columns, _values(columns, sample, gpus), strict=True):
-        if value is None:
-            cell = column.blank
-        elif value < column.limit:
-            cell = format(value, column.spec)
-        else:
-            cell = column.render(value)
-        cells.append(column.separator)
-        cells.append(cell)
-    return "".join(cells)
-
-
-def _raw(value: float | None) -> str:
-    """A CSV cell: the number in full (an int without ".0", else up to 3 decimals)."""
-    if value is None:
-        return ""
-    if float(value).is_integer():
-        return str(int(value))
-    return f"{value:.3f}".rstrip("0").rstrip(".")
+    Generated as straight-line code, one expression per cell (as `dataclasses` writes its
+    ``__init__``): a sample's cost is mostly the bytecode it runs, cold after a second
+    asleep, and a loop over the columns ran three times the bytecode. The cells are what
+    `Column.render` makes of each value, and CSV's plain numbers (an int without ".0",
+    else up to 3 decimals); tests hold the obvious loop as the reference.
+    """
+    namespace: dict[str, Any] = {}
+    table = []
+    csv = ['format(s["time"], ".3f")']
+    for index, column in enumerate(columns):
+        namespace[f"get{index}"] = column.get
+        namespace[f"render{index}"] = column.render
+        namespace[f"limit{index}"] = column.limit
+        value = f"s[{column.field!r}]" if column.field is not None else f"get{index}(s, gpus)"
+        if column.scale != 1:
+            value = f"(None if (v := {value}) is None else v * {column.scale})"
+        if column.separator:
+            table.append(repr(column.separator))
+        table.append(
+            f"({column.blank!r} if (v := {value}) is None "
+            f"else format(v, {column.spec!r}) if v < limit{index} else render{index}(v))"
+        )
+        if column.kind != "time":
+            csv.append(
+                f"('' if (v := {value}) is None else str(int(v)) if float(v).is_integer() "
+                "else format(v, '.3f').rstrip('0').rstrip('.'))"
+            )
+    source = (
+        f"def table_row(s, gpus):\n    return ''.join(({', '.join(table)},))\n"
+        f"def csv_row(s, gpus):\n    return ','.join(({', '.join(csv)},))\n"
+    )
+    exec(source, namespace)  # our own code: names, and reprs of our own constants
+    return namespace["table_row"], namespace["csv_row"]
 
 
 def _csv_quote(text: str) -> str:
@@ -323,15 +325,6 @@ def _csv_quote(text: str) -> str:
 def _csv_header(columns: list[Column]) -> str:
     keys = ["epoch", *(f"{c.group}:{c.name}" for c in columns if c.kind != "time")]
     return ",".join(_csv_quote(key) for key in keys)
-
-
-def _csv_row(columns: list[Column], sample: Rates, gpus: list[GpuInfo]) -> str:
-    """The numbers: no cell needs quoting."""
-    cells = [f"{sample['time']:.3f}"]
-    for column, value in zip(columns, _values(columns, sample, gpus), strict=True):
-        if column.kind != "time":
-            cells.append(_raw(value))
-    return ",".join(cells)
 
 
 def _json_record(sample: Rates, gpus: list[GpuInfo], with_gpus: bool) -> str:
@@ -414,15 +407,16 @@ def run_stat(args: argparse.Namespace) -> int:
         gc.freeze()
         to_machine = None if machine is None else _line_writer(machine)
         to_stdout = _line_writer(stdout) if table else None
+        table_row, csv_row = _compile_rows(columns)
         for row in sampler.run(args.delay, args.count):
             current = [] if snapshot_gpus is None else snapshot_gpus(processes=False)
             if to_machine is not None:
                 if args.json:
                     to_machine(_json_record(row, current, bool(gpus)) + "\n")
                 else:
-                    to_machine(_csv_row(columns, row, current) + "\n")
+                    to_machine(csv_row(row, current) + "\n")
             if to_stdout is not None:
-                to_stdout(_table_row(columns, row, current) + "\n")
+                to_stdout(table_row(row, current) + "\n")
     except KeyboardInterrupt:
         return 0
     finally:

@@ -44,23 +44,26 @@ _MIN_ELAPSED = 1e-9
 class DeviceCounters(Mapping[str, tuple[int, int]]):
     """Two counters per device, as /proc lists them: names and two parallel lists.
 
-    A read-only mapping of name -> (first, second), for `Snapshot.disks` and
+    A read-only mapping of name -> (first, second) x *unit*, for `Snapshot.disks` and
     `Snapshot.nics`; kept as lists so that `compute_rates` subtracts whole lists in C.
     """
 
-    __slots__ = ("first", "names", "second")
+    __slots__ = ("first", "names", "second", "unit")
 
-    def __init__(self, names: tuple[str, ...], first: list[int], second: list[int]) -> None:
+    def __init__(
+        self, names: tuple[str, ...], first: list[int], second: list[int], unit: int = 1
+    ) -> None:
         self.names = names
-        self.first = first
+        self.first = first  # in *unit*s: /proc/diskstats counts 512-byte sectors
         self.second = second
+        self.unit = unit
 
     def __getitem__(self, name: str) -> tuple[int, int]:
         try:
             index = self.names.index(name)
         except ValueError:
             raise KeyError(name) from None
-        return (self.first[index], self.second[index])
+        return (self.first[index] * self.unit, self.second[index] * self.unit)
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.names)
@@ -124,6 +127,7 @@ def _device_rates(
         type(after) is DeviceCounters
         and type(before) is DeviceCounters
         and (after.names is before.names or after.names == before.names)
+        and after.unit == before.unit
     ):  # the usual case: the same devices in the same order, so subtract lists, in C
         mask = total_filter.mask_for(after.names)
         firsts = list(map(sub, after.first, before.first))
@@ -132,8 +136,8 @@ def _device_rates(
             firsts = [delta if delta > 0 else 0 for delta in firsts]
         if min(seconds, default=0) < 0:
             seconds = [delta if delta > 0 else 0 for delta in seconds]
-        first = sum(compress(firsts, mask))
-        second = sum(compress(seconds, mask))
+        first = sum(compress(firsts, mask)) * after.unit
+        second = sum(compress(seconds, mask)) * after.unit
     else:
         first = second = 0
         for name, (new_first, new_second) in after.items():
@@ -175,15 +179,34 @@ def compute_rates(
     as name -> pair).
     """
     elapsed = after["monotonic"] - before["monotonic"]
-    values: dict[str, Any] = dict.fromkeys(SAMPLE_FIELDS)
+    values: dict[str, Any] = _EMPTY_SAMPLE.copy()
     values["time"] = after["time"]
     values["elapsed"] = elapsed
-    missing = []
-    for group in GROUPS:
-        if group in after["groups"]:
-            name = FIELDS[group]
-            if after[name] is None or (group not in ("load", "mem") and before[name] is None):
-                missing.append(group)
+    if (  # `is`, not `in`: comparing a DeviceCounters with None runs Mapping.__eq__
+        after["cpu"] is not None
+        and after["disks"] is not None
+        and after["nics"] is not None
+        and after["paging"] is not None
+        and after["system"] is not None
+        and after["load"] is not None
+        and before["cpu"] is not None
+        and before["disks"] is not None
+        and before["nics"] is not None
+        and before["paging"] is not None
+        and before["system"] is not None
+        and (after["mem"] is not None or "mem" not in after["groups"])
+    ):
+        missing: list[str] = []  # the usual case, without a loop over the groups
+    else:
+        missing = [
+            group
+            for group in GROUPS
+            if group in after["groups"]
+            and (
+                after[FIELDS[group]] is None
+                or (group not in ("load", "mem") and before[FIELDS[group]] is None)
+            )
+        ]
 
     new_cpu, old_cpu = after["cpu"], before["cpu"]
     if new_cpu is not None and old_cpu is not None:
@@ -356,11 +379,14 @@ def parse_stat_system(data: bytes) -> tuple[int, int]:
 _NAMES: dict[str, tuple[list[bytes], tuple[str, ...]]] = {}
 
 
-def _names(kind: str, raw: list[bytes]) -> tuple[str, ...]:
-    """*raw* decoded; the same tuple as last time when the names did not change."""
+def _names(kind: str, raw: list[bytes]) -> tuple[str, ...] | None:
+    """*raw* decoded (the same tuple as last time when the names did not change), or None
+    if a name comes twice."""
     last = _NAMES.get(kind)
     if last is not None and last[0] == raw:
         return last[1]
+    if len(set(raw)) != len(raw):
+        return None
     names = tuple(map(bytes.decode, raw))
     _NAMES[kind] = (raw, names)
     return names
@@ -378,14 +404,14 @@ def parse_diskstats(data: bytes) -> DeviceCounters:
     # name without blanks, so the fields of all lines come from one split, in C.
     fields = data.split()
     width = len(data[: data.find(b"\n")].split()) if data.endswith(b"\n") else 0
-    raw = fields[2::width] if width >= 10 else []
-    if raw and len(fields) == width * data.count(b"\n") and len(set(raw)) == len(raw):
+    names = None
+    if width >= 10 and len(fields) == width * data.count(b"\n"):
+        names = _names("disk", fields[2::width])
+    if names:
         disks = DeviceCounters(
-            _names("disk", raw),
-            list(map(_SECTOR.__mul__, map(int, fields[5::width]))),
-            list(map(_SECTOR.__mul__, map(int, fields[9::width]))),
+            names, list(map(int, fields[5::width])), list(map(int, fields[9::width])), _SECTOR
         )
-    else:  # lines of different lengths: one by one
+    else:  # lines of different lengths, or a name twice: one by one
         disks = _counters(
             {
                 name.decode(): (int(read) * _SECTOR, int(written) * _SECTOR)
@@ -404,16 +430,12 @@ def parse_net_dev(data: bytes) -> DeviceCounters:
     # blank and no colon, so one split (in C) gives 17 fields a line.
     body = data[data.find(b"\n", data.find(b"\n") + 1) + 1 :]
     fields = body.replace(b":", b" ").split()
-    raw = fields[::17]
-    if (
-        raw
-        and len(fields) == 17 * body.count(b"\n") == 17 * body.count(b":")
-        and len(set(raw)) == len(raw)
-    ):
-        nics = DeviceCounters(
-            _names("net", raw), list(map(int, fields[1::17])), list(map(int, fields[9::17]))
-        )
-    else:  # an odd line somewhere: one by one
+    names = None
+    if len(fields) == 17 * body.count(b"\n") == 17 * body.count(b":"):
+        names = _names("net", fields[::17])
+    if names:
+        nics = DeviceCounters(names, list(map(int, fields[1::17])), list(map(int, fields[9::17])))
+    else:  # an odd line somewhere, or a name twice: one by one
         nics = _counters(
             {
                 name.decode(): (int(received), int(sent))
@@ -461,8 +483,8 @@ def _read_proc(path: str, size: int | None = None) -> bytes:
     data = os.pread(descriptor, size, 0)
     while len(data) >= size:  # filled the buffer: there may be more, so read it all again
         size *= 4
-        _SIZES[path] = size
         data = os.pread(descriptor, size, 0)
+    _SIZES[path] = len(data) + 4096  # room to grow, and no larger a buffer than that
     return data
 
 
@@ -489,7 +511,7 @@ class ProcReaders:
     ) -> dict[str, Any]:
         """`RawSampler.snapshot` for *groups*, in one function: what a sample costs is
         mostly the code it runs through, cold after a second asleep."""
-        values: dict[str, Any] = dict.fromkeys(FIELDS.values())
+        values: dict[str, Any] = _EMPTY_SNAPSHOT.copy()
         try:
             stat = _read_proc("/proc/stat")
         except OSError as exc:
@@ -593,6 +615,10 @@ FIELDS = {
 }
 
 
+_EMPTY_SNAPSHOT: dict[str, Any] = dict.fromkeys(FIELDS.values())
+_EMPTY_SAMPLE: dict[str, Any] = dict.fromkeys(SAMPLE_FIELDS)
+
+
 class RawSampler:
     """`devutils.system.Sampler` without the dataclasses: snapshots and samples as dicts."""
 
@@ -630,7 +656,7 @@ class RawSampler:
         """Read every group's counters now (a group that fails becomes None)."""
         if self._proc is not None:
             return self._proc.snapshot(self._groups, self._warn)
-        values: dict[str, Any] = dict.fromkeys(FIELDS.values())
+        values: dict[str, Any] = _EMPTY_SNAPSHOT.copy()
         for group, name, reader in self._plan:
             try:
                 values[name] = reader()

@@ -35,6 +35,9 @@ from devutils.system import (
 from tests.test_cli import run
 
 FIXTURES = Path(__file__).parent / "fixtures" / "nvidia-smi"
+SAMPLE_FIELD_NAMES = [
+    f.name for f in dataclasses.fields(Sample) if f.name not in {"time", "disks", "nics", "missing"}
+]
 
 # -- rate arithmetic -------------------------------------------------------------------------
 
@@ -545,6 +548,70 @@ def test_stat_json_lines() -> None:
         "load1",
         "missing",
     } <= set(records[0])
+
+
+# -- the stat command's rows: generated code against the obvious loop ---------------------
+
+
+def reference_cells(columns: list[Any], sample: dict[str, Any]) -> list[float | None]:
+    values = []
+    for column in columns:
+        value = column.get(sample, [])
+        values.append(None if value is None else value * column.scale)
+    return values
+
+
+def reference_table_row(columns: list[Any], sample: dict[str, Any]) -> str:
+    cells = []
+    for column, value in zip(columns, reference_cells(columns, sample), strict=True):
+        cells.append(column.separator)
+        cells.append(column.render(value))
+    return "".join(cells)
+
+
+def reference_csv_row(columns: list[Any], sample: dict[str, Any]) -> str:
+    def raw(value: float | None) -> str:
+        if value is None:
+            return ""
+        if float(value).is_integer():
+            return str(int(value))
+        return f"{value:.3f}".rstrip("0").rstrip(".")
+
+    cells = [f"{sample['time']:.3f}"]
+    for column, value in zip(columns, reference_cells(columns, sample), strict=True):
+        if column.kind != "time":
+            cells.append(raw(value))
+    return ",".join(cells)
+
+
+stat_values = st.none() | st.floats(0, 1e18, allow_nan=False) | st.integers(0, 2**50)
+stat_options = st.fixed_dictionaries(
+    {
+        name: st.booleans()
+        for name in ("cpu", "disk", "net", "page", "sys", "load", "mem", "all", "time", "bits")
+    }
+)
+
+
+@given(
+    stat_options,
+    st.fixed_dictionaries(dict.fromkeys(SAMPLE_FIELD_NAMES, stat_values)),
+    st.dictionaries(st.sampled_from(["sda", "lo"]), st.tuples(stat_values, stat_values)),
+)
+def test_compiled_rows_match_the_obvious_loop(
+    options: dict[str, bool], values: dict[str, Any], devices: dict[str, Any]
+) -> None:
+    import argparse
+
+    from devutils._cli_system import _compile_rows, build_columns
+
+    args = argparse.Namespace(**options, disks="sda,total,sdz", nics="lo,total")
+    columns = build_columns(args, [])
+    pairs = {k: (a, b) for k, (a, b) in devices.items() if a is not None and b is not None}
+    sample = {**values, "time": 1795000000.25, "disks": pairs, "nics": pairs, "missing": ()}
+    table_row, csv_row = _compile_rows(columns)
+    assert table_row(sample, []) == reference_table_row(columns, sample)
+    assert csv_row(sample, []) == reference_csv_row(columns, sample)
 
 
 def test_stat_rows_written_to_a_real_descriptor(tmp_path: Path) -> None:
