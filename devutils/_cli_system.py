@@ -277,8 +277,8 @@ def _table_header(columns: list[Column]) -> tuple[str, str]:
     return " ".join(titles), "|".join(names)
 
 
-def _compile_rows(columns: list[Column]) -> tuple[RowWriter, RowWriter]:
-    """The functions that make a table row and a CSV row of *columns* from a sample.
+def _compile_row(columns: list[Column], kind: str) -> RowWriter:
+    """The function that makes a row of *columns* (*kind* "table" or "csv") from a sample.
 
     Generated as straight-line code, one expression per cell (as `dataclasses` writes its
     ``__init__``): a sample's cost is mostly the bytecode it runs, cold after a second
@@ -307,12 +307,11 @@ def _compile_rows(columns: list[Column]) -> tuple[RowWriter, RowWriter]:
                 f"('' if (v := {value}) is None else str(int(v)) if float(v).is_integer() "
                 "else format(v, '.3f').rstrip('0').rstrip('.'))"
             )
-    source = (
-        f"def table_row(s, gpus):\n    return ''.join(({', '.join(table)},))\n"
-        f"def csv_row(s, gpus):\n    return ','.join(({', '.join(csv)},))\n"
-    )
+    cells, separator = (table, "") if kind == "table" else (csv, ",")
+    source = f"def row(s, gpus):\n    return {separator!r}.join(({', '.join(cells)},))\n"
     exec(source, namespace)  # our own code: names, and reprs of our own constants
-    return namespace["table_row"], namespace["csv_row"]
+    row: RowWriter = namespace["row"]
+    return row
 
 
 def _csv_quote(text: str) -> str:
@@ -402,20 +401,21 @@ def run_stat(args: argparse.Namespace) -> int:
                 title, names = _table_header(columns)
                 stdout.write(f"{title}\n{names}\n")
                 stdout.flush()
-        # What exists now lives as long as the command: keep the collector off it, or each
-        # collection walks it again (a tenth of the cost of a sample, measured).
-        gc.freeze()
         to_machine = None if machine is None else _line_writer(machine)
         to_stdout = _line_writer(stdout) if table else None
-        table_row, csv_row = _compile_rows(columns)
+        table_row = _compile_row(columns, "table") if to_stdout is not None else None
+        csv_row = _compile_row(columns, "csv") if to_machine and not args.json else None
+        # What exists now lives as long as the command: out of the collector's way, so
+        # that no collection during the run walks it again.
+        gc.freeze()
         for row in sampler.run(args.delay, args.count):
             current = [] if snapshot_gpus is None else snapshot_gpus(processes=False)
             if to_machine is not None:
-                if args.json:
+                if csv_row is None:
                     to_machine(_json_record(row, current, bool(gpus)) + "\n")
                 else:
                     to_machine(csv_row(row, current) + "\n")
-            if to_stdout is not None:
+            if to_stdout is not None and table_row is not None:
                 to_stdout(table_row(row, current) + "\n")
     except KeyboardInterrupt:
         return 0

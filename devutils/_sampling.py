@@ -341,16 +341,14 @@ _PAGE_SIZE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 _SECTOR = 512  # /proc/diskstats counts 512-byte sectors whatever the device's own size
 _ZEROS = (0.0,) * 8
 
+# The line-by-line fallbacks (compiled on first use: `re` caches them; not at every start).
 # "   8       0 sda 1 2 3 4 5 6 7 ...": the name, sectors read (6th) and written (10th).
-_DISKSTATS_LINE = re.compile(
-    rb"^[ \t]*\d+[ \t]+\d+[ \t]+(\S+)[ \t]+\d+[ \t]+\d+[ \t]+(\d+)[ \t]+\d+[ \t]+\d+[ \t]+\d+"
-    rb"[ \t]+(\d+)",
-    re.MULTILINE,
+_DISKSTATS_LINE = (
+    rb"(?m)^[ \t]*\d+[ \t]+\d+[ \t]+(\S+)[ \t]+\d+[ \t]+\d+[ \t]+(\d+)[ \t]+\d+[ \t]+\d+"
+    rb"[ \t]+\d+[ \t]+(\d+)"
 )
 # "  eth0: 1 2 3 4 5 6 7 8 9 ...": the name, bytes received (1st) and sent (9th).
-_NET_DEV_LINE = re.compile(
-    rb"^[ \t]*([^:\s]+):[ \t]*(\d+)(?:[ \t]+\d+){7}[ \t]+(\d+)", re.MULTILINE
-)
+_NET_DEV_LINE = rb"(?m)^[ \t]*([^:\s]+):[ \t]*(\d+)(?:[ \t]+\d+){7}[ \t]+(\d+)"
 
 
 def parse_stat_cpu(data: bytes) -> tuple[float, ...]:
@@ -415,7 +413,7 @@ def parse_diskstats(data: bytes) -> DeviceCounters:
         disks = _counters(
             {
                 name.decode(): (int(read) * _SECTOR, int(written) * _SECTOR)
-                for name, read, written in _DISKSTATS_LINE.findall(data)
+                for name, read, written in re.findall(_DISKSTATS_LINE, data)
             }
         )
     if not disks.names:
@@ -439,7 +437,7 @@ def parse_net_dev(data: bytes) -> DeviceCounters:
         nics = _counters(
             {
                 name.decode(): (int(received), int(sent))
-                for name, received, sent in _NET_DEV_LINE.findall(data)
+                for name, received, sent in re.findall(_NET_DEV_LINE, data)
             }
         )
     if not nics.names:

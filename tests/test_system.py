@@ -603,15 +603,14 @@ def test_compiled_rows_match_the_obvious_loop(
 ) -> None:
     import argparse
 
-    from devutils._cli_system import _compile_rows, build_columns
+    from devutils._cli_system import _compile_row, build_columns
 
     args = argparse.Namespace(**options, disks="sda,total,sdz", nics="lo,total")
     columns = build_columns(args, [])
     pairs = {k: (a, b) for k, (a, b) in devices.items() if a is not None and b is not None}
     sample = {**values, "time": 1795000000.25, "disks": pairs, "nics": pairs, "missing": ()}
-    table_row, csv_row = _compile_rows(columns)
-    assert table_row(sample, []) == reference_table_row(columns, sample)
-    assert csv_row(sample, []) == reference_csv_row(columns, sample)
+    assert _compile_row(columns, "table")(sample, []) == reference_table_row(columns, sample)
+    assert _compile_row(columns, "csv")(sample, []) == reference_csv_row(columns, sample)
 
 
 def test_stat_rows_written_to_a_real_descriptor(tmp_path: Path) -> None:
