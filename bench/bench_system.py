@@ -14,8 +14,9 @@ switches (within 15 %).
 
 Part 2 measures the CPU time (user + system) each tool spends per sample at dool's
 smallest delay, 1 s, once running: from /proc/PID/schedstat (nanoseconds) and the rows
-written, read 3.5 s after the start and again 40 s later; 3 rounds, the tools one at a
-time and alternating; then the startup cost (a 1-sample run, median of 9, alternating).
+written, read 3.5 s after the start and again 40 s later; 4 rounds of ``devutils stat``
+(the installed command, table and ``--csv``) and ``dool --bytes -cdngyl``, one at a time
+and alternating; then the startup cost (a 1-sample run, median of 9, alternating).
 ``--quick``: one round.
 """
 
@@ -247,24 +248,30 @@ def part2(folder: Path, rounds: int, seconds: float) -> None:
         f"\nPart 2: CPU time (user + system) per sample at a 1 s delay, {rounds} rounds of "
         f"{seconds:.0f} s each, tools alternating"
     )
-    ours = [sys.executable, "-m", "devutils", "stat", "--csv"]
+    # The installed command, as users run it (``python -m`` would add runpy's start-up).
+    command = str(Path(sys.executable).with_name("devutils"))
+    ours = [command, "stat"]
     theirs = [dool(), "--bytes", "-cdngyl", "--noupdate"]
-    ours_costs, theirs_costs = [], []
+    costs: dict[str, list[float]] = {"table": [], "csv": [], "dool": []}
     for _ in range(rounds):
-        ours_costs.append(steady_cost([*ours, "1"], folder, seconds))
-        theirs_costs.append(steady_cost([*theirs, "1"], folder, seconds))
+        costs["table"].append(steady_cost([*ours, "1"], folder, seconds))
+        costs["csv"].append(steady_cost([*ours, "--csv", "1"], folder, seconds))
+        costs["dool"].append(steady_cost([*theirs, "1"], folder, seconds))
+        table, csv_cost, theirs_cost = (values[-1] for values in costs.values())
         print(
-            f"  round: devutils {ours_costs[-1] * 1e3:.3f} ms, dool {theirs_costs[-1] * 1e3:.3f} ms"
-            f" ({ours_costs[-1] / theirs_costs[-1]:.2f}x)"
+            f"  round: devutils stat {table * 1e3:.3f} ms ({table / theirs_cost:.2f}x), "
+            f"--csv {csv_cost * 1e3:.3f} ms ({csv_cost / theirs_cost:.2f}x), "
+            f"dool {theirs_cost * 1e3:.3f} ms"
         )
-    ours_per, theirs_per = statistics.median(ours_costs), statistics.median(theirs_costs)
+    table, csv_cost, theirs_per = (statistics.median(values) for values in costs.values())
     print(
-        f"  per sample (median): devutils {ours_per * 1e3:.3f} ms, dool {theirs_per * 1e3:.3f} ms "
-        f"({ours_per / theirs_per:.2f}x of dool's)"
+        f"  per sample (median): devutils stat {table * 1e3:.3f} ms "
+        f"({table / theirs_per:.2f}x of dool's), --csv {csv_cost * 1e3:.3f} ms "
+        f"({csv_cost / theirs_per:.2f}x), dool {theirs_per * 1e3:.3f} ms"
     )
     ours_one, theirs_one = [], []
     for _ in range(9):  # alternating, so that both see the same machine
-        ours_one.append(cpu_seconds([*ours, "0.01", "1"]))
+        ours_one.append(cpu_seconds([*ours, "--csv", "0.01", "1"]))
         theirs_one.append(cpu_seconds([*theirs, "1", "1"]))
     print(
         f"  startup (a 1-sample run, median of 9): devutils "
@@ -282,7 +289,7 @@ def main() -> int:
     folder = Path(tempfile.mkdtemp(prefix="devutils-bench-system-", dir=os.getcwd()))
     try:
         ok = part1(folder)
-        part2(folder, rounds=3 if "--quick" not in sys.argv else 1, seconds=40.0)
+        part2(folder, rounds=4 if "--quick" not in sys.argv else 1, seconds=40.0)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     return 0 if ok else 1

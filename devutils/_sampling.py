@@ -339,7 +339,6 @@ def _read_mem() -> tuple[int, int, int, int]:
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 _PAGE_SIZE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 _SECTOR = 512  # /proc/diskstats counts 512-byte sectors whatever the device's own size
-_ZEROS = (0.0,) * 8
 
 # The line-by-line fallbacks (compiled on first use: `re` caches them; not at every start).
 # "   8       0 sda 1 2 3 4 5 6 7 ...": the name, sectors read (6th) and written (10th).
@@ -351,14 +350,20 @@ _DISKSTATS_LINE = (
 _NET_DEV_LINE = rb"(?m)^[ \t]*([^:\s]+):[ \t]*(\d+)(?:[ \t]+\d+){7}[ \t]+(\d+)"
 
 
-def parse_stat_cpu(data: bytes) -> tuple[float, ...]:
-    """The cumulative cpu seconds of /proc/stat's first line: user, nice, system, idle,
-    iowait, irq, softirq, steal (0 for the fields an old kernel lacks)."""
+def parse_stat_cpu(data: bytes) -> list[int]:
+    """The cumulative clock ticks of /proc/stat's first line: user, nice, system, idle,
+    iowait, irq, softirq, steal (0 for the fields an old kernel lacks).
+
+    Ticks, as dool reads them: the percentages are ratios, so their unit does not matter
+    (`Sampler.snapshot` turns them into seconds), and integer arithmetic is dool's.
+    """
     if not data.startswith(b"cpu "):
         msg = "no cpu line in /proc/stat"
         raise OSError(msg)
-    ticks = data[: data.find(b"\n")].split()[1:9]
-    return (*map(_CLOCK_TICKS.__rtruediv__, map(int, ticks)), *_ZEROS[len(ticks) :])
+    ticks = list(map(int, data[: data.find(b"\n")].split()[1:9]))
+    if len(ticks) < 8:
+        ticks += [0] * (8 - len(ticks))
+    return ticks
 
 
 def parse_stat_system(data: bytes) -> tuple[int, int]:
@@ -544,7 +549,8 @@ class ProcReaders:
         return values
 
     def cpu(self) -> tuple[float, ...]:
-        return parse_stat_cpu(_read_proc("/proc/stat"))
+        """Seconds, as psutil gives them (`snapshot` keeps the ticks)."""
+        return tuple([tick / _CLOCK_TICKS for tick in parse_stat_cpu(_read_proc("/proc/stat"))])
 
     def system(self) -> tuple[int, int]:
         return parse_stat_system(_read_proc("/proc/stat"))
@@ -645,6 +651,9 @@ class RawSampler:
             chosen.update(readers)
         # /proc read in one go, unless a test replaced a reader
         self._proc = None if readers else proc
+        self.cpu_ticks = _CLOCK_TICKS if self._proc is not None else 0
+        """What ``snapshot()["cpu"]`` counts per second: clock ticks (/proc, read in one
+        go), or 0 for seconds already (psutil, or readers replaced)."""
         self._groups = tuple(g for g in GROUPS if g != "mem" or mem)
         self._plan = [(group, FIELDS[group], chosen[group]) for group in self._groups]
         self._previous: dict[str, Any] | None = None

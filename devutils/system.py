@@ -199,7 +199,11 @@ class Sampler:
 
     def snapshot(self) -> Snapshot:
         """Read every group's counters now (a group that fails becomes None)."""
-        return Snapshot(**self._raw.snapshot())
+        raw = self._raw.snapshot()
+        ticks = self._raw.cpu_ticks
+        if ticks and raw["cpu"] is not None:
+            raw["cpu"] = tuple([tick / ticks for tick in raw["cpu"]])
+        return Snapshot(**raw)
 
     def sample(self) -> Sample | None:
         """Return the rates since the previous call (None on the first call)."""

@@ -438,17 +438,8 @@ def test_parse_stat_and_vmstat_and_loadavg() -> None:
         b"cpu  100 2 30 4000 5 6 7 8 0 0\ncpu0 50 1 15 2000 2 3 3 4 0 0\n"
         b"intr 123456 0 9 0\nctxt 98765\nbtime 1700000000\n"
     )
-    ticks = _sampling._CLOCK_TICKS
-    assert _sampling.parse_stat_cpu(stat_text) == tuple(
-        t / ticks for t in (100, 2, 30, 4000, 5, 6, 7, 8)
-    )
-    assert _sampling.parse_stat_cpu(b"cpu  1 2 3 4\n") == (
-        *(t / ticks for t in (1, 2, 3, 4)),
-        0.0,
-        0.0,
-        0.0,
-        0.0,
-    )
+    assert _sampling.parse_stat_cpu(stat_text) == [100, 2, 30, 4000, 5, 6, 7, 8]
+    assert _sampling.parse_stat_cpu(b"cpu  1 2 3 4\n") == [1, 2, 3, 4, 0, 0, 0, 0]
     assert _sampling.parse_stat_system(stat_text) == (123456, 98765)
     with pytest.raises(OSError, match="no cpu line"):
         _sampling.parse_stat_cpu(b"intr 1\n")
@@ -486,6 +477,14 @@ def test_vmstat_is_read_partly_and_fully_again_when_pswpout_moves(
     files.append(b"long_line " + b"9" * 2000 + b"\npswpin 5\npswpout 6\n")  # moved far on
     assert proc.paging() == (5 * page, 6 * page)
     assert sizes[-1] is None
+
+
+def test_snapshot_cpu_is_in_seconds() -> None:
+    import psutil
+
+    idle = Sampler().snapshot().cpu
+    assert idle is not None
+    assert idle[3] == pytest.approx(psutil.cpu_times().idle, abs=1.0)
 
 
 def test_one_real_sampling_run() -> None:
