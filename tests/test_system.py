@@ -837,6 +837,9 @@ def test_gpu_cli(fake_smi: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         == "epoch,cpu:usr,cpu:sys,cpu:idl,cpu:wai,cpu:stl,gpu0:util,gpu0:mem"
     )
     assert csv_result.text.splitlines()[1].endswith(f",100,{32362 * 2**20}")
+    table_result = run(["stat", "--gpu", "-c", "0.05", "1"])
+    assert table_result.text.splitlines()[1].endswith("|util   mem")
+    assert table_result.text.splitlines()[2].endswith("| 100   32G")
 
 
 def test_gpu_cli_without_gpu(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
