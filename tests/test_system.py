@@ -612,6 +612,23 @@ def test_compiled_rows_match_the_obvious_loop(
     assert _compile_row(columns, "csv")(sample, []) == reference_csv_row(columns, sample)
 
 
+def test_csv_cells_drop_trailing_zeros_only() -> None:
+    import argparse
+
+    from devutils._cli_system import _compile_row, build_columns
+
+    options = dict.fromkeys(("disk", "net", "page", "load", "mem", "all", "time", "bits"), False)
+    args = argparse.Namespace(**options, cpu=True, sys=False, disks=None, nics=None)
+    row = _compile_row(build_columns(args, []), "csv")
+    values: dict[str, float | None] = {"usr": 10.0, "sys": 5.5, "idl": 0.0, "wai": 2.9999}
+    values["stl"] = 100.05
+    assert row({"time": 1795000000.1, **values}, []) == "1795000000.100,10,5.5,0,3,100.05"
+    values["sys"] = None  # an empty cell: cell by cell, same result
+    assert row({"time": 1795000000.1, **values}, []) == "1795000000.100,10,,0,3,100.05"
+    values["sys"] = float(2**60)  # beyond 2**53: every digit still exact
+    assert row({"time": 1795000000.1, **values}, []).split(",")[2] == str(2**60)
+
+
 def test_stat_rows_written_to_a_real_descriptor(tmp_path: Path) -> None:
     # In a process of its own, rows go straight to the file descriptors (os.write): the
     # header first, then each row whole, on stdout and in --output alike.
