@@ -453,6 +453,29 @@ def test_parse_stat_and_vmstat_and_loadavg() -> None:
     assert _sampling.parse_loadavg(b"0.25 1.50 12.00 2/79 19584\n") == (0.25, 1.5, 12.0)
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc is Linux's")
+def test_proc_snapshot_reports_a_file_it_cannot_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    from devutils import _sampling
+
+    real_read = _sampling._read_proc
+
+    def read(path: str, size: int | None = None) -> bytes:
+        if path in {"/proc/vmstat", "/proc/stat"}:
+            raise PermissionError(13, "Permission denied", path)
+        return real_read(path, size)
+
+    monkeypatch.setattr(_sampling, "_read_proc", read)
+    warned: list[str] = []
+    values = _sampling.ProcReaders().snapshot(
+        _sampling.GROUPS, lambda group, _exc: warned.append(group)
+    )
+    assert warned == ["cpu", "system", "paging"]
+    assert (values["cpu"], values["system"], values["paging"]) == (None, None, None)
+    assert values["disks"] is not None
+    assert values["load"] is not None
+    assert values["mem"] is not None
+
+
 def test_vmstat_is_read_partly_and_fully_again_when_pswpout_moves(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
