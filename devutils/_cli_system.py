@@ -321,14 +321,15 @@ def _compile_row(columns: list[Column], kind: str) -> RowWriter:
         if column.kind == "time":
             formats.append(column.separator + "%s")
             values.append(f"render{index}({v})")
+            cells.append(f"render{index}({v})")
         else:
             formats.append(f"{column.separator}%{column.spec}")
             values.append(v)
             plain.append(f"{v} is not None and {v} < limit{index}")
-        cells.append(
-            f"({column.blank!r} if {v} is None "
-            f"else format({v}, {column.spec!r}) if {v} < limit{index} else render{index}({v}))"
-        )
+            cells.append(
+                f"({column.blank!r} if {v} is None "
+                f"else format({v}, {column.spec!r}) if {v} < limit{index} else render{index}({v}))"
+            )
     fast = (
         f"{''.join(formats) if kind == 'table' else ','.join(formats)!r} % ({', '.join(values)},)"
     )

@@ -147,10 +147,7 @@ def _device_rates(
                     first += new_first - old[0]
                 if new_second > old[1]:
                     second += new_second - old[1]
-    if elapsed < _MIN_ELAPSED:
-        total = (0.0, 0.0)
-    else:
-        total = (first / elapsed if first > 0 else 0.0, second / elapsed if second > 0 else 0.0)
+    total = (_rate(first, elapsed), _rate(second, elapsed))
     per_device = {}
     for name in wanted:
         if name == "total":
@@ -182,31 +179,15 @@ def compute_rates(
     values: dict[str, Any] = _EMPTY_SAMPLE.copy()
     values["time"] = after["time"]
     values["elapsed"] = elapsed
-    if (  # `is`, not `in`: comparing a DeviceCounters with None runs Mapping.__eq__
-        after["cpu"] is not None
-        and after["disks"] is not None
-        and after["nics"] is not None
-        and after["paging"] is not None
-        and after["system"] is not None
-        and after["load"] is not None
-        and before["cpu"] is not None
-        and before["disks"] is not None
-        and before["nics"] is not None
-        and before["paging"] is not None
-        and before["system"] is not None
-        and (after["mem"] is not None or "mem" not in after["groups"])
-    ):
-        missing: list[str] = []  # the usual case, without a loop over the groups
-    else:
-        missing = [
-            group
-            for group in GROUPS
-            if group in after["groups"]
-            and (
-                after[FIELDS[group]] is None
-                or (group not in ("load", "mem") and before[FIELDS[group]] is None)
-            )
-        ]
+    missing = [
+        group
+        for group in GROUPS
+        if group in after["groups"]
+        and (
+            after[FIELDS[group]] is None
+            or (group not in ("load", "mem") and before[FIELDS[group]] is None)
+        )
+    ]
 
     new_cpu, old_cpu = after["cpu"], before["cpu"]
     if new_cpu is not None and old_cpu is not None:
@@ -241,17 +222,14 @@ def compute_rates(
         total_nic, per_nic = _device_rates(before["nics"], after["nics"], elapsed, _NIC_TOTAL, nics)
         values["net_recv"], values["net_send"] = total_nic
 
-    # Two counters each: the rate when they went up over time that passed, else 0.
     for group, first_key, second_key in (
         ("paging", "page_in", "page_out"),
         ("system", "interrupts", "ctx_switches"),
     ):
         new, old = after[group], before[group]
         if new is not None and old is not None:
-            gained, gained_too = new[0] - old[0], new[1] - old[1]
-            usable = elapsed >= _MIN_ELAPSED
-            values[first_key] = gained / elapsed if gained > 0 and usable else 0.0
-            values[second_key] = gained_too / elapsed if gained_too > 0 and usable else 0.0
+            values[first_key] = _rate(new[0] - old[0], elapsed)
+            values[second_key] = _rate(new[1] - old[1], elapsed)
 
     if after["load"] is not None:
         values["load1"], values["load5"], values["load15"] = after["load"]
@@ -491,69 +469,27 @@ def _read_proc(path: str, size: int | None = None) -> bytes:
     return data
 
 
-_PROC_FILES = (
-    ("disks", "disk", "/proc/diskstats", parse_diskstats),
-    ("nics", "net", "/proc/net/dev", parse_net_dev),
-    ("load", "load", "/proc/loadavg", parse_loadavg),
-)
-
-
 class ProcReaders:
     """Linux's counters read from /proc through descriptors kept open (as dool does).
 
     One pread per file per snapshot, at offset 0 into a buffer big enough for the whole
-    file, so each file is one consistent read. `snapshot` reads every group in one go;
-    the methods named after the groups read one each.
+    file, so each file is one consistent read; one method per group.
     """
 
     def __init__(self) -> None:
         self._vmstat_size: int | None = None
+        self._stat: bytes | None = None  # /proc/stat as `cpu` read it, for `system`
 
-    def snapshot(
-        self, groups: tuple[str, ...], warn: Callable[[str, Exception], None]
-    ) -> dict[str, Any]:
-        """`RawSampler.snapshot` for *groups*, in one function: what a sample costs is
-        mostly the code it runs through, cold after a second asleep."""
-        values: dict[str, Any] = _EMPTY_SNAPSHOT.copy()
-        try:
-            stat = _read_proc("/proc/stat")
-        except OSError as exc:
-            warn("cpu", exc)
-            warn("system", exc)
-        else:
-            try:
-                values["cpu"] = parse_stat_cpu(stat)
-            except Exception as exc:  # any failure: "cannot read it"
-                warn("cpu", exc)
-            try:
-                values["system"] = parse_stat_system(stat)
-            except Exception as exc:
-                warn("system", exc)
-        for field, group, path, parse in _PROC_FILES:
-            try:
-                values[field] = parse(_read_proc(path))
-            except Exception as exc:
-                warn(group, exc)
-        try:
-            values["paging"] = self.paging()
-        except Exception as exc:
-            warn("paging", exc)
-        if "mem" in groups:
-            try:
-                values["mem"] = _read_mem()
-            except Exception as exc:
-                warn("mem", exc)
-        values["monotonic"] = time.monotonic()
-        values["time"] = time.time()
-        values["groups"] = groups
-        return values
-
-    def cpu(self) -> tuple[float, ...]:
-        """Seconds, as psutil gives them (`snapshot` keeps the ticks)."""
-        return tuple([tick / _CLOCK_TICKS for tick in parse_stat_cpu(_read_proc("/proc/stat"))])
+    def cpu(self) -> list[int]:
+        """Clock ticks (see `parse_stat_cpu`). Keeps the read for `system`, which comes
+        next in a snapshot: /proc/stat is read once per sample (dool reads it twice)."""
+        self._stat = None
+        self._stat = _read_proc("/proc/stat")
+        return parse_stat_cpu(self._stat)
 
     def system(self) -> tuple[int, int]:
-        return parse_stat_system(_read_proc("/proc/stat"))
+        data, self._stat = self._stat, None
+        return parse_stat_system(data if data is not None else _read_proc("/proc/stat"))
 
     def disks(self) -> DeviceCounters:
         return parse_diskstats(_read_proc("/proc/diskstats"))
@@ -649,11 +585,9 @@ class RawSampler:
         chosen = dict(READERS if proc is None else proc.readers())
         if readers:
             chosen.update(readers)
-        # /proc read in one go, unless a test replaced a reader
-        self._proc = None if readers else proc
-        self.cpu_ticks = _CLOCK_TICKS if self._proc is not None else 0
-        """What ``snapshot()["cpu"]`` counts per second: clock ticks (/proc, read in one
-        go), or 0 for seconds already (psutil, or readers replaced)."""
+        self.cpu_ticks = _CLOCK_TICKS if proc is not None and chosen["cpu"] == proc.cpu else 0
+        """What ``snapshot()["cpu"]`` counts per second: clock ticks (/proc), or 0 for
+        seconds already (psutil, or a replaced reader)."""
         self._groups = tuple(g for g in GROUPS if g != "mem" or mem)
         self._plan = [(group, FIELDS[group], chosen[group]) for group in self._groups]
         self._previous: dict[str, Any] | None = None
@@ -661,8 +595,6 @@ class RawSampler:
 
     def snapshot(self) -> dict[str, Any]:
         """Read every group's counters now (a group that fails becomes None)."""
-        if self._proc is not None:
-            return self._proc.snapshot(self._groups, self._warn)
         values: dict[str, Any] = _EMPTY_SNAPSHOT.copy()
         for group, name, reader in self._plan:
             try:
