@@ -559,6 +559,193 @@ _EMPTY_SNAPSHOT: dict[str, Any] = dict.fromkeys(FIELDS.values())
 _EMPTY_SAMPLE: dict[str, Any] = dict.fromkeys(SAMPLE_FIELDS)
 
 
+_PROC_FILES = ("/proc/stat", "/proc/diskstats", "/proc/net/dev", "/proc/vmstat", "/proc/loadavg")
+
+
+def _devices(raw: list[bytes], total: _Filter) -> tuple[list[bytes], tuple[str, ...], list[bool]]:
+    """Raw device names, decoded, and which ones the dool total counts."""
+    names = tuple(map(bytes.decode, raw))
+    if not names or len(set(names)) != len(names):
+        msg = f"no device, or a name twice: {names!r}"
+        raise ValueError(msg)
+    return raw, names, [total.counted(name) for name in names]
+
+
+class ProcSampler:
+    """`RawSampler.sample`'s fast path on Linux, for the default groups (no memory, no
+    device asked for by name): the five files read and parsed in `snapshot`, the rates
+    in `rates`, with no reader per group, no `DeviceCounters` and no `compute_rates`.
+
+    At a 1 s delay a sample costs mostly the code and data it touches, cold after the
+    sleep (one parse takes 4 us warm and 50 us after 10 ms asleep), so the fewer, the
+    cheaper: measured cold, this path saves about 75 us of 340 per sample. Anything
+    unusual (a file that does not parse as expected, devices that changed, a counter that
+    went back, no time elapsed) gives None, and `RawSampler` takes the general way; the
+    results are `compute_rates`' either way (tests hold them equal).
+
+    A snapshot is a tuple: monotonic and wall time, the 8 cpu tick counters, the disks
+    (names, see `_devices`), their sectors read and written, the interfaces, their bytes
+    received and sent, pages swapped in and out, interrupts, context switches, and the
+    load averages.
+    """
+
+    def __init__(self) -> None:
+        for path in _PROC_FILES:
+            _read_proc(path)  # opens it, and learns its size
+        self._fds = [_FDS[path] for path in _PROC_FILES]
+        self._sizes = [_SIZES[path] for path in _PROC_FILES]
+        self._disks: tuple[list[bytes], tuple[str, ...], list[bool]] = ([], (), [])
+        self._nics: tuple[list[bytes], tuple[str, ...], list[bool]] = ([], (), [])
+
+    def snapshot(self) -> tuple[Any, ...] | None:
+        """Read and parse the five files (None if one is not as expected)."""
+        fds, sizes, pread = self._fds, self._sizes, os.pread
+        try:
+            stat = pread(fds[0], sizes[0], 0)
+            diskstats = pread(fds[1], sizes[1], 0)
+            net_dev = pread(fds[2], sizes[2], 0)
+            vmstat = pread(fds[3], sizes[3], 0)  # partly: see parse
+            loadavg = pread(fds[4], sizes[4], 0)
+            snapshot = (
+                self.parse(stat, diskstats, net_dev, vmstat, loadavg)
+                if len(stat) < sizes[0]
+                and len(diskstats) < sizes[1]
+                and len(net_dev) < sizes[2]
+                and len(loadavg) < sizes[4]
+                else None  # a file no longer fits its buffer
+            )
+        except (OSError, ValueError):
+            snapshot = None
+        return snapshot
+
+    def resize(self) -> None:
+        """Take the buffer sizes the general readers found (after a None snapshot)."""
+        self._sizes = [_SIZES.get(path, 1 << 14) for path in _PROC_FILES]
+
+    def parse(
+        self, stat: bytes, diskstats: bytes, net_dev: bytes, vmstat: bytes, loadavg: bytes
+    ) -> tuple[Any, ...] | None:
+        """A snapshot from the five files' contents, as `parse_stat_cpu`,
+        `parse_diskstats` (...) read them; None, or ValueError, if one is not as usual
+        (a device name twice, say, which the general parsers mend)."""
+        cpu = stat[: stat.find(b"\n")].split()
+        intr = stat.find(b"\nintr ") + 6
+        ctxt = stat.find(b"\nctxt ") + 6
+        disk = diskstats.split()
+        width = len(diskstats[: diskstats.find(b"\n")].split())
+        net_body = net_dev[net_dev.find(b"\n", net_dev.find(b"\n") + 1) + 1 :]
+        net = net_body.replace(b":", b" ").split()
+        swapped_in = vmstat.find(b"\npswpin ") + 8
+        swapped_out = vmstat.find(b"\npswpout ") + 9
+        vmstat_end = vmstat.find(b"\n", swapped_out)
+        if (
+            len(cpu) < 9
+            or cpu[0] != b"cpu"
+            or intr < 6
+            or ctxt < 6
+            or width < 10
+            or len(disk) != width * diskstats.count(b"\n")
+            or not diskstats.endswith(b"\n")
+            or len(net) != 17 * net_body.count(b"\n")
+            or len(net) != 17 * net_body.count(b":")
+            or swapped_in < 8
+            or swapped_out < 9
+            or vmstat_end < 0
+        ):
+            return None
+        self._sizes[3] = vmstat_end + 1 + 512  # /proc/vmstat: read up to a little past it
+        if (disks := self._disks)[0] != (names := disk[2::width]):
+            disks = self._disks = _devices(names, _DISK_TOTAL)
+        if (nics := self._nics)[0] != (names := net[::17]):
+            nics = self._nics = _devices(names, _NIC_TOTAL)
+        one, five, fifteen = loadavg.split(None, 3)[:3]
+        return (
+            time.monotonic(),
+            time.time(),
+            [*map(int, cpu[1:9])],
+            disks,
+            [*map(int, disk[5::width])],
+            [*map(int, disk[9::width])],
+            nics,
+            [*map(int, net[1::17])],
+            [*map(int, net[9::17])],
+            int(vmstat[swapped_in : vmstat.find(b"\n", swapped_in)]),
+            int(vmstat[swapped_out:vmstat_end]),
+            int(stat[intr : stat.find(b"\n", intr)].split(None, 1)[0]),
+            int(stat[ctxt : stat.find(b"\n", ctxt)]),
+            (float(one), float(five), float(fifteen)),
+        )
+
+    @staticmethod
+    def rates(before: tuple[Any, ...], after: tuple[Any, ...]) -> dict[str, Any] | None:
+        """`compute_rates` of two snapshots, or None where it would have to mend one."""
+        (now_clock, now, cpu, disks, reads, writes, nics, received, sent, *counters) = after
+        elapsed = now_clock - before[0]
+        ticks = [*map(sub, cpu, before[2])]
+        if elapsed < _MIN_ELAPSED or disks is not before[3] or nics is not before[6]:
+            return None
+        user, nice, system, idle, iowait, irq, softirq, steal = ticks
+        usr = user + nice + irq + softirq
+        total = usr + system + idle + iowait + steal
+        reads = [*compress(map(sub, reads, before[4]), disks[2])]
+        writes = [*compress(map(sub, writes, before[5]), disks[2])]
+        received = [*compress(map(sub, received, before[7]), nics[2])]
+        sent = [*compress(map(sub, sent, before[8]), nics[2])]
+        if total <= 0 or min([*ticks, *reads, *writes, *received, *sent]) < 0:
+            return None
+        read, written = sum(reads) * _SECTOR, sum(writes) * _SECTOR
+        received, sent = sum(received), sum(sent)
+        swapped_in, swapped_out, interrupts, switches = map(sub, counters, before[9:13])
+        swapped_in *= _PAGE_SIZE
+        swapped_out *= _PAGE_SIZE
+        load = counters[4]
+        return {  # each percentage at most 100, as in compute_rates
+            "time": now,
+            "elapsed": elapsed,
+            "usr": p if (p := 100.0 * usr / total) < 100.0 else 100.0,
+            "sys": p if (p := 100.0 * system / total) < 100.0 else 100.0,
+            "idl": p if (p := 100.0 * idle / total) < 100.0 else 100.0,
+            "wai": p if (p := 100.0 * iowait / total) < 100.0 else 100.0,
+            "stl": p if (p := 100.0 * steal / total) < 100.0 else 100.0,
+            "disk_read": read / elapsed if read > 0 else 0.0,
+            "disk_write": written / elapsed if written > 0 else 0.0,
+            "net_recv": received / elapsed if received > 0 else 0.0,
+            "net_send": sent / elapsed if sent > 0 else 0.0,
+            "page_in": swapped_in / elapsed if swapped_in > 0 else 0.0,
+            "page_out": swapped_out / elapsed if swapped_out > 0 else 0.0,
+            "interrupts": interrupts / elapsed if interrupts > 0 else 0.0,
+            "ctx_switches": switches / elapsed if switches > 0 else 0.0,
+            "load1": load[0],
+            "load5": load[1],
+            "load15": load[2],
+            "mem_used": None,
+            "mem_free": None,
+            "mem_cached": None,
+            "mem_available": None,
+            "disks": {},
+            "nics": {},
+            "missing": (),
+        }
+
+    @staticmethod
+    def general(snapshot: tuple[Any, ...]) -> dict[str, Any]:
+        """*snapshot* as `RawSampler.snapshot` gives it, for `compute_rates`."""
+        (now_clock, now, cpu, disks, reads, writes, nics, received, sent, *counters) = snapshot
+        swapped_in, swapped_out, interrupts, switches, load = counters
+        return {
+            "cpu": cpu,
+            "disks": DeviceCounters(disks[1], reads, writes, _SECTOR),
+            "nics": DeviceCounters(nics[1], received, sent),
+            "paging": (swapped_in * _PAGE_SIZE, swapped_out * _PAGE_SIZE),
+            "system": (interrupts, switches),
+            "load": load,
+            "mem": None,
+            "monotonic": now_clock,
+            "time": now,
+            "groups": GROUPS[:-1],
+        }
+
+
 class RawSampler:
     """`devutils.system.Sampler` without the dataclasses: snapshots and samples as dicts."""
 
@@ -590,7 +777,13 @@ class RawSampler:
         seconds already (psutil, or a replaced reader)."""
         self._groups = tuple(g for g in GROUPS if g != "mem" or mem)
         self._plan = [(group, FIELDS[group], chosen[group]) for group in self._groups]
-        self._previous: dict[str, Any] | None = None
+        self._previous: dict[str, Any] | tuple[Any, ...] | None = None
+        self._fast: ProcSampler | None = None
+        if proc is not None and not readers and not (mem or self.disks or self.nics):
+            try:
+                self._fast = ProcSampler()
+            except OSError:  # /proc/vmstat or /proc/loadavg unreadable: the general way
+                self._fast = None
         self._warned: set[str] = set()
 
     def snapshot(self) -> dict[str, Any]:
@@ -616,10 +809,25 @@ class RawSampler:
 
     def sample(self) -> dict[str, Any] | None:
         """Return the rates since the previous call (None on the first call)."""
-        current = self.snapshot()
+        fast = self._fast
+        current: dict[str, Any] | tuple[Any, ...] | None = None
+        if fast is not None:
+            current = fast.snapshot()
+        if current is None:
+            current = self.snapshot()
+            if fast is not None:
+                fast.resize()
         previous, self._previous = self._previous, current
         if previous is None:
             return None
+        if type(previous) is tuple:
+            if type(current) is tuple and (rates := ProcSampler.rates(previous, current)):
+                return rates
+            previous = ProcSampler.general(previous)
+        if type(current) is tuple:
+            current = ProcSampler.general(current)
+        assert isinstance(previous, dict)
+        assert isinstance(current, dict)
         return compute_rates(previous, current, disks=self.disks, nics=self.nics)
 
     def run(self, interval: float = 1.0, count: int | None = None) -> Iterator[dict[str, Any]]:

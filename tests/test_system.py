@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import math
@@ -18,6 +19,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from devutils import _sampling
 from devutils.system import (
     DISK_FILTER,
     NIC_FILTER,
@@ -500,6 +502,220 @@ def test_vmstat_is_read_partly_and_fully_again_when_pswpout_moves(
     files.append(b"long_line " + b"9" * 2000 + b"\npswpin 5\npswpout 6\n")  # moved far on
     assert proc.paging() == (5 * page, 6 * page)
     assert sizes[-1] is None
+
+
+# -- the Linux fast path: the same numbers as the general one ----------------------------
+
+
+def proc_files(  # noqa: PLR0917 - one argument a counter
+    cpu: list[int],
+    system: tuple[int, int],
+    disks: list[tuple[str, int, int]],
+    nics: list[tuple[str, int, int]],
+    paging: tuple[int, int],
+    load: tuple[float, float, float],
+    width: int = 20,
+) -> tuple[bytes, bytes, bytes, bytes, bytes]:
+    """/proc/stat, diskstats, net/dev, vmstat and loadavg, as Linux writes them."""
+    stat_text = (
+        "cpu  " + " ".join(map(str, cpu)) + " 0 0\ncpu0 1 2 3 4 5 6 7 8 0 0\n"
+        f"intr {system[0]} 0 9 0\nctxt {system[1]}\nbtime 1700000000\n"
+    )
+    diskstats = "".join(
+        f"{8:4d} {index:7d} {name} 1 2 {read} 4 5 6 {written} "
+        + " ".join(["7"] * (width - 10))
+        + "\n"
+        for index, (name, read, written) in enumerate(disks)
+    )
+    net_dev = NET_DEV_HEADER + "".join(
+        f"{name:>6}: {received} 1 2 3 4 5 6 7 {sent} 1 2 3 4 5 6 7\n"
+        for name, received, sent in nics
+    )
+    vmstat = f"nr_free_pages 5\npswpin {paging[0]}\npswpout {paging[1]}\npgalloc 9\n"
+    loadavg = "{:.2f} {:.2f} {:.2f} 2/79 19584\n".format(*load)
+    return tuple(text.encode() for text in (stat_text, diskstats, net_dev, vmstat, loadavg))  # type: ignore[return-value]
+
+
+unique_devices = st.lists(device_names, min_size=1, max_size=6, unique=True)
+small_counters = st.integers(0, 2**40)
+loads = st.tuples(*[st.floats(0, 500).map(lambda x: round(x, 2))] * 3)
+
+
+@given(
+    st.lists(small_counters, min_size=8, max_size=8),
+    st.tuples(small_counters, small_counters),
+    unique_devices.flatmap(
+        lambda names: st.tuples(
+            *[st.tuples(st.just(n), small_counters, small_counters) for n in names]
+        )
+    ),
+    st.lists(st.tuples(device_names, small_counters, small_counters), min_size=1, max_size=6),
+    st.tuples(small_counters, small_counters),
+    loads,
+    st.sampled_from([14, 18, 20]),
+)
+def test_fast_parse_reads_what_the_group_parsers_read(  # noqa: PLR0917
+    cpu: list[int],
+    system: tuple[int, int],
+    disks: tuple[tuple[str, int, int], ...],
+    nics: list[tuple[str, int, int]],
+    paging: tuple[int, int],
+    load: tuple[float, float, float],
+    width: int,
+) -> None:
+    from devutils import _sampling
+
+    files = proc_files(cpu, system, list(disks), nics, paging, load, width)
+    stat_text, diskstats, net_dev, vmstat, loadavg = files
+    if len({name for name, _, _ in nics}) < len(nics):  # a name twice: the general way
+        with pytest.raises(ValueError, match="twice"):
+            _sampling.ProcSampler().parse(*files)
+        return
+    fast = _sampling.ProcSampler().parse(*files)
+    assert fast is not None
+    snapshot = _sampling.ProcSampler.general(fast)
+    assert snapshot["cpu"] == _sampling.parse_stat_cpu(stat_text) == cpu
+    assert snapshot["system"] == _sampling.parse_stat_system(stat_text) == system
+    assert snapshot["disks"] == _sampling.parse_diskstats(diskstats)
+    assert snapshot["nics"] == _sampling.parse_net_dev(net_dev)
+    assert snapshot["paging"] == _sampling.parse_vmstat_paging(vmstat)
+    assert snapshot["load"] == _sampling.parse_loadavg(loadavg) == load
+    assert list(snapshot) == list(_sampling.RawSampler().snapshot())
+
+
+@pytest.mark.parametrize(
+    "broken",
+    [
+        {0: b"intr 1\nctxt 2\n"},  # no cpu line
+        {0: b"cpu  1 2 3 4\nintr 1\nctxt 2\n"},  # an old kernel's short cpu line
+        {1: b""},  # no disk
+        {1: b"   8       0 sda 1 2 3 4 5 6 7 8 9 10 11\n   8       1 sda1 1 2 3\n"},
+        {2: NET_DEV_HEADER.encode() + b"  eth0: 1 2 3\n"},
+        {3: b"nr_free_pages 5\npswpin 3\npswpout 4"},  # cut short
+        {4: b"garbage\n"},
+    ],
+)
+def test_fast_parse_leaves_odd_files_to_the_general_way(broken: dict[int, bytes]) -> None:
+    from devutils import _sampling
+
+    files = list(proc_files([1] * 8, (1, 2), [("sda", 1, 2)], [("eth0", 3, 4)], (5, 6), (1, 2, 3)))
+    assert _sampling.ProcSampler().parse(*files) is not None
+    for index, text in broken.items():
+        files[index] = text
+    with contextlib.suppress(ValueError):  # ValueError: the general way too
+        assert _sampling.ProcSampler().parse(*files) is None
+
+
+@st.composite
+def fast_snapshot_pairs(draw: st.DrawFn) -> tuple[Any, Any, float]:
+    """Two snapshots parsed in turn by one `ProcSampler`, *elapsed* apart: usually
+    counters that moved on over the same devices; else a reset, devices that changed,
+    or no time."""
+    odd = draw(st.sampled_from([None, None, None, "reset", "devices", "time"]))
+    counters = st.lists(small_counters, min_size=12, max_size=12)
+    disks = [(n, draw(small_counters), draw(small_counters)) for n in draw(unique_devices)]
+    nics = [(n, draw(small_counters), draw(small_counters)) for n in draw(unique_devices)]
+    before = draw(counters)
+    steps = draw(st.lists(st.integers(0, 2**30), min_size=12 + 2 * len(disks) + 2 * len(nics)))
+    after = [v + step for v, step in zip(before, steps, strict=False)]
+    moved = iter(steps[12:])
+    after_disks = [(n, r + next(moved), w + next(moved)) for n, r, w in disks]
+    after_nics = [(n, r + next(moved), s + next(moved)) for n, r, s in nics]
+    elapsed = draw(st.sampled_from([0.5, 1.0, 3600.0]))
+    if odd == "reset":  # one counter back to near 0
+        which = draw(st.integers(0, 13))
+        if which < 12:
+            after[which] = draw(st.integers(0, 2**20))
+        elif which == 12:
+            after_disks[0] = (disks[0][0], 0, after_disks[0][2])
+        else:
+            after_nics[-1] = (nics[-1][0], nics[-1][1], 0)
+    elif odd == "devices":
+        after_disks = draw(st.sampled_from([after_disks[::-1], after_disks[1:] or [("x", 1, 2)]]))
+        after_nics = [*after_nics, ("new0", 1, 2)] if draw(st.booleans()) else after_nics
+    elif odd == "time":
+        elapsed = draw(st.sampled_from([0.0, 1e-10]))
+    load = draw(loads)
+    sampler = _sampling.ProcSampler()
+    first = sampler.parse(
+        *proc_files(before[:8], (before[8], before[9]), disks, nics, (before[10], before[11]), load)
+    )
+    second = sampler.parse(
+        *proc_files(
+            after[:8], (after[8], after[9]), after_disks, after_nics, (after[10], after[11]), load
+        )
+    )
+    assert first is not None
+    assert second is not None
+    return first, (first[0] + elapsed, *second[1:]), elapsed
+
+
+@given(fast_snapshot_pairs())
+def test_fast_rates_are_compute_rates(pair: tuple[Any, Any, float]) -> None:
+    from devutils import _sampling
+
+    before, after, elapsed = pair
+    expected = _sampling.compute_rates(
+        _sampling.ProcSampler.general(before), _sampling.ProcSampler.general(after)
+    )
+    fast = _sampling.ProcSampler.rates(before, after)
+    if fast is None:  # the general way mends it
+        usual = (
+            elapsed >= 1e-9
+            and after[3] is before[3]
+            and after[6] is before[6]
+            and min(map(int.__sub__, after[2], before[2])) >= 0
+            and sum(map(int.__sub__, after[2], before[2])) > 0
+        )
+        assert not usual or any(
+            new < old
+            for index in (4, 5, 7, 8)
+            for new, old in zip(after[index], before[index], strict=True)
+        )
+        return
+    assert list(fast) == list(expected) == list(_sampling.SAMPLE_FIELDS)
+    assert fast == expected
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc is Linux's")
+def test_sampler_takes_the_fast_path_and_the_general_one_when_it_must(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from devutils import _sampling
+
+    assert _sampling.RawSampler()._fast is not None
+    for options in ({"mem": True}, {"disks": ["total"]}, {"nics": ["lo"]}):
+        assert _sampling.RawSampler(**options)._fast is None
+    assert _sampling.RawSampler(readers={"load": lambda: (1.0, 2.0, 3.0)})._fast is None
+
+    sampler = _sampling.RawSampler()
+    fast = sampler._fast
+    assert fast is not None
+    assert sampler.sample() is None
+    time.sleep(0.02)
+    fast._sizes = [8] * 5  # every file overflows its buffer: the general readers take it
+    mixed = sampler.sample()
+    assert mixed is not None
+    assert list(mixed) == list(_sampling.SAMPLE_FIELDS)
+    assert fast._sizes[0] > 8  # and the fast path reads whole files again
+    time.sleep(0.02)
+    assert type(fast.snapshot()) is tuple
+    calls = []
+    real_rates = _sampling.ProcSampler.rates
+
+    def rates(before: Any, after: Any) -> Any:
+        calls.append(real_rates(before, after))
+        return calls[-1]
+
+    monkeypatch.setattr(_sampling.ProcSampler, "rates", staticmethod(rates))
+    for _ in range(3):
+        time.sleep(0.02)
+        result = sampler.sample()
+        assert result is not None
+        assert sum(result[k] for k in ("usr", "sys", "idl", "wai", "stl")) == pytest.approx(100)
+        assert result["missing"] == ()
+    assert len(calls) == 2  # not the first: its previous snapshot came the general way
+    assert any(call is not None for call in calls)
 
 
 def test_snapshot_cpu_is_in_seconds() -> None:
