@@ -14,10 +14,12 @@ switches (within 15 %).
 
 Part 2 measures the CPU time (user + system) each tool spends per sample at dool's
 smallest delay, 1 s, once running: from /proc/PID/schedstat (nanoseconds) and the rows
-written, read 3.5 s after the start and again 40 s later; 4 rounds of ``devutils stat``
-(the installed command, table and ``--csv``) and ``dool --bytes -cdngyl``, one at a time
-and alternating; then the startup cost (a 1-sample run, median of 9, alternating).
-``--quick``: one round.
+written, read 3.5 s after the start and again 30 s later. The installed ``devutils stat``
+(table and ``--csv``) and ``dool --bytes -cdngyl`` run side by side, started 1/3 s apart,
+in 6 rounds with the start order rotated (see bench_stat_ab.py: sequential rounds moved
+10-20 % on a noisy VM, and the start slot alone up to 0.03 ms); the figure is the median
+of the per-round ratios. Then the startup cost (a 1-sample run, median of 9,
+alternating). ``--quick``: 3 rounds.
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+
+from bench_stat_ab import rotated
 
 MIB = 1 << 20
 PAYLOAD = 300 * MIB
@@ -218,56 +222,30 @@ def cpu_seconds(command: list[str]) -> float:
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def on_cpu_seconds(pid: int) -> float:
-    """The CPU time (user + system) process *pid* has used so far, to the nanosecond."""
-    with open(f"/proc/{pid}/schedstat") as handle:
-        return int(handle.read().split()[0]) / 1e9
-
-
-def steady_cost(command: list[str], folder: Path, seconds: float) -> float:
-    """CPU seconds per sample of a running *command* (1 s delay), start-up left out: its
-    CPU time and rows written, read after a warm-up and again *seconds* later."""
-    output = folder / "rows.txt"
-    with output.open("wb") as out:
-        process = subprocess.Popen(
-            command, stdout=out, stderr=subprocess.DEVNULL, env=dict(os.environ, NO_COLOR="1")
-        )
-        try:
-            time.sleep(3.5)
-            cpu0, rows0 = on_cpu_seconds(process.pid), output.read_bytes().count(b"\n")
-            time.sleep(seconds)
-            cpu1, rows1 = on_cpu_seconds(process.pid), output.read_bytes().count(b"\n")
-        finally:
-            process.kill()
-            process.wait()
-    return (cpu1 - cpu0) / (rows1 - rows0)
-
-
-def part2(folder: Path, rounds: int, seconds: float) -> None:
+def part2(rounds: int, seconds: float) -> None:
     print(
-        f"\nPart 2: CPU time (user + system) per sample at a 1 s delay, {rounds} rounds of "
-        f"{seconds:.0f} s each, tools alternating"
+        f"\nPart 2: CPU time (user + system) per sample at a 1 s delay: {rounds} rounds of "
+        f"{seconds:.0f} s, the three commands side by side, start order rotated"
     )
     # The installed command, as users run it (``python -m`` would add runpy's start-up).
     command = str(Path(sys.executable).with_name("devutils"))
     ours = [command, "stat"]
     theirs = [dool(), "--bytes", "-cdngyl", "--noupdate"]
-    costs: dict[str, list[float]] = {"table": [], "csv": [], "dool": []}
-    for _ in range(rounds):
-        costs["table"].append(steady_cost([*ours, "1"], folder, seconds))
-        costs["csv"].append(steady_cost([*ours, "--csv", "1"], folder, seconds))
-        costs["dool"].append(steady_cost([*theirs, "1"], folder, seconds))
-        table, csv_cost, theirs_cost = (values[-1] for values in costs.values())
+    table, csv_cost, theirs_cost = rotated(
+        [[*ours, "1"], [*ours, "--csv", "1"], [*theirs, "1"]], rounds, seconds
+    )
+    for values in zip(table, csv_cost, theirs_cost, strict=True):
         print(
-            f"  round: devutils stat {table * 1e3:.3f} ms ({table / theirs_cost:.2f}x), "
-            f"--csv {csv_cost * 1e3:.3f} ms ({csv_cost / theirs_cost:.2f}x), "
-            f"dool {theirs_cost * 1e3:.3f} ms"
+            f"  round: devutils stat {values[0] * 1e3:.3f} ms ({values[0] / values[2]:.2f}x), "
+            f"--csv {values[1] * 1e3:.3f} ms ({values[1] / values[2]:.2f}x), "
+            f"dool {values[2] * 1e3:.3f} ms"
         )
-    table, csv_cost, theirs_per = (statistics.median(values) for values in costs.values())
+    ratio = statistics.median(t / d for t, d in zip(table, theirs_cost, strict=True))
+    csv_ratio = statistics.median(c / d for c, d in zip(csv_cost, theirs_cost, strict=True))
     print(
-        f"  per sample (median): devutils stat {table * 1e3:.3f} ms "
-        f"({table / theirs_per:.2f}x of dool's), --csv {csv_cost * 1e3:.3f} ms "
-        f"({csv_cost / theirs_per:.2f}x), dool {theirs_per * 1e3:.3f} ms"
+        f"  per sample (median): devutils stat {statistics.median(table) * 1e3:.3f} ms "
+        f"({ratio:.2f}x of dool's), --csv {statistics.median(csv_cost) * 1e3:.3f} ms "
+        f"({csv_ratio:.2f}x), dool {statistics.median(theirs_cost) * 1e3:.3f} ms"
     )
     ours_one, theirs_one = [], []
     for _ in range(9):  # alternating, so that both see the same machine
@@ -289,7 +267,7 @@ def main() -> int:
     folder = Path(tempfile.mkdtemp(prefix="devutils-bench-system-", dir=os.getcwd()))
     try:
         ok = part1(folder)
-        part2(folder, rounds=4 if "--quick" not in sys.argv else 1, seconds=40.0)
+        part2(rounds=6 if "--quick" not in sys.argv else 3, seconds=30.0)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     return 0 if ok else 1
