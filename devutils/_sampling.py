@@ -578,7 +578,8 @@ class ProcSampler:
 
     At a 1 s delay a sample costs mostly the code and data it touches, cold after the
     sleep (one parse takes 4 us warm and 50 us after 10 ms asleep), so the fewer, the
-    cheaper: measured cold, this path saves about 75 us of 340 per sample. Anything
+    cheaper: measured in the running command (thread CPU time, 1 s delay), a sample took
+    277 us here against 331 us the general way, and a whole loop 394 us against 450. Anything
     unusual (a file that does not parse as expected, devices that changed, a counter that
     went back, no time elapsed) gives None, and `RawSampler` takes the general way; the
     results are `compute_rates`' either way (tests hold them equal).
