@@ -1060,7 +1060,144 @@ def test_no_nvidia_smi(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))
     assert gpu_snapshot(backend="nvidia-smi") == []
     assert "nvidia-smi not found on PATH" in gpu_probe(backend="nvidia-smi").reason
-    assert gpu_snapshot() == [] or True  # auto: NVML may exist on a GPU machine
+    monkeypatch.setitem(sys.modules, "pynvml", None)  # and no nvidia-ml-py either
+    assert gpu_snapshot() == []
+    reason = gpu_probe().reason
+    assert "NVML: nvidia-ml-py is not installed" in reason
+    assert "nvidia-smi not found on PATH" in reason
+
+
+# NVML through a stand-in for nvidia-ml-py's pynvml module: the calls devutils makes, with
+# the real module's types (str names, mW power, [current, pending] MIG modes, None for a
+# process's memory that NVML cannot see), answering what the H200 capture above shows.
+MIB = 2**20
+H200_PROCESSES = [(10291, 2566 * MIB), (10293, 1542 * MIB), (10309, 28234 * MIB)]
+
+
+class FakeNvmlError(Exception):
+    pass
+
+
+def fake_pynvml(
+    *,
+    init_error: str | None = None,
+    unsupported: frozenset[str] = frozenset(),
+    mig: int = 0,
+    process_memory: list[int | None] | None = None,
+) -> tuple[Any, list[str]]:
+    """A pynvml module for one H200, and the list of the calls made to it."""
+    import types
+
+    calls: list[str] = []
+    module = types.ModuleType("pynvml")
+
+    def answer(name: str, value: Any) -> Any:
+        calls.append(name)
+        if name in unsupported:
+            raise FakeNvmlError("Not Supported")
+        return value
+
+    def init() -> None:
+        calls.append("nvmlInit")
+        if init_error is not None:
+            raise FakeNvmlError(init_error)
+
+    memory = types.SimpleNamespace(total=143771 * MIB, used=32362 * MIB, free=110796 * MIB)
+    used = process_memory or [m for _, m in H200_PROCESSES]
+    processes = [
+        types.SimpleNamespace(pid=pid, usedGpuMemory=m)
+        for (pid, _), m in zip(H200_PROCESSES, used, strict=True)
+    ]
+    uuid = "GPU-00000000-0000-0000-0000-000000000000"
+    names: dict[str, Any] = {
+        "NVMLError": FakeNvmlError,
+        "NVML_TEMPERATURE_GPU": 0,
+        "nvmlInit": init,
+        "nvmlShutdown": lambda: calls.append("nvmlShutdown"),
+        "nvmlDeviceGetCount": lambda: answer("nvmlDeviceGetCount", 1),
+        "nvmlDeviceGetHandleByIndex": lambda i: answer("nvmlDeviceGetHandleByIndex", ("h", i)),
+        "nvmlDeviceGetUUID": lambda h: answer("nvmlDeviceGetUUID", uuid),
+        "nvmlDeviceGetName": lambda h: answer("nvmlDeviceGetName", "NVIDIA H200"),
+        "nvmlDeviceGetUtilizationRates": lambda h: answer(
+            "nvmlDeviceGetUtilizationRates", types.SimpleNamespace(gpu=100, memory=7)
+        ),
+        "nvmlDeviceGetMemoryInfo": lambda h: answer("nvmlDeviceGetMemoryInfo", memory),
+        "nvmlDeviceGetTemperature": lambda h, sensor: answer("nvmlDeviceGetTemperature", 52),
+        "nvmlDeviceGetPowerUsage": lambda h: answer("nvmlDeviceGetPowerUsage", 627400),
+        "nvmlDeviceGetMigMode": lambda h: answer("nvmlDeviceGetMigMode", [mig, mig]),
+        "nvmlDeviceGetComputeRunningProcesses": lambda h: answer(
+            "nvmlDeviceGetComputeRunningProcesses", processes
+        ),
+    }
+    for name, value in names.items():
+        setattr(module, name, value)
+    return module, calls
+
+
+def test_fake_pynvml_has_the_real_modules_names() -> None:
+    real = pytest.importorskip("pynvml")  # nvidia-ml-py, in the test dependency group
+    fake, _ = fake_pynvml()
+    for name in vars(fake):
+        if not name.startswith("__"):
+            assert hasattr(real, name), name
+    assert real.NVML_TEMPERATURE_GPU == fake.NVML_TEMPERATURE_GPU
+    assert issubclass(real.NVMLError_NotSupported, real.NVMLError)
+
+
+def test_nvml_reads_the_h200(monkeypatch: pytest.MonkeyPatch) -> None:
+    module, calls = fake_pynvml()
+    monkeypatch.setitem(sys.modules, "pynvml", module)
+    [gpu] = gpu_snapshot(backend="nvml")
+    assert (gpu.index, gpu.name, gpu.uuid) == (0, "NVIDIA H200", module.nvmlDeviceGetUUID(None))
+    assert gpu.utilization == 100.0
+    assert (gpu.memory_used, gpu.memory_total) == (32362 * MIB, 143771 * MIB)
+    assert gpu.temperature == 52.0
+    assert gpu.power_draw == pytest.approx(627.4)
+    assert gpu.mig_mode == "Disabled"
+    assert [(p.pid, p.used_memory) for p in gpu.processes] == H200_PROCESSES
+    assert calls.count("nvmlInit") == calls.count("nvmlShutdown") == 1
+    probe = gpu_probe()  # auto: NVML answers first
+    assert (probe.backend, probe.gpus, probe.reason) == ("nvml", 1, "")
+    result = run(["stat", "--csv", "--gpu", "-c", "0.05", "1"])
+    assert result.text.splitlines()[0].endswith(",gpu0:util,gpu0:mem")
+    assert result.text.splitlines()[1].endswith(f",100,{32362 * MIB}")
+
+
+def test_nvml_not_supported_is_none(monkeypatch: pytest.MonkeyPatch) -> None:
+    # MIG: no utilization; Windows (WDDM): no process memory; some boards: no power.
+    unsupported = frozenset({"nvmlDeviceGetUtilizationRates", "nvmlDeviceGetPowerUsage"})
+    module, calls = fake_pynvml(unsupported=unsupported, mig=1, process_memory=[None] * 3)
+    monkeypatch.setitem(sys.modules, "pynvml", module)
+    [gpu] = gpu_snapshot(backend="nvml")
+    assert gpu.utilization is None
+    assert gpu.power_draw is None
+    assert gpu.mig_mode == "Enabled"
+    assert gpu.memory_used == 32362 * MIB
+    assert [p.used_memory for p in gpu.processes] == [None] * 3
+    assert [p.pid for p in gpu.processes] == [pid for pid, _ in H200_PROCESSES]
+    assert calls.count("nvmlShutdown") == 1
+
+
+def test_nvml_failure_falls_back_to_nvidia_smi(
+    fake_smi: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    module, calls = fake_pynvml(init_error="Driver Not Loaded")
+    monkeypatch.setitem(sys.modules, "pynvml", module)
+    serve(
+        monkeypatch,
+        "h200__590.48.01__load__query-gpu.csv",
+        "h200__590.48.01__load__query-compute-apps.csv",
+    )
+    [gpu] = gpu_snapshot()
+    assert gpu.memory_used == 32362 * MIB
+    assert gpu_probe().backend == "nvidia-smi"
+    assert "nvmlShutdown" not in calls  # init failed: nothing to shut down
+    assert gpu_snapshot(backend="nvml") == []
+    assert gpu_probe(backend="nvml").reason == "NVML: FakeNvmlError: Driver Not Loaded"
+    serve(monkeypatch, "error__no-driver.txt", exit_status=9)
+    reason = gpu_probe().reason
+    assert reason.startswith("NVML: FakeNvmlError: Driver Not Loaded; ")
+    assert "nvidia-smi" in reason
 
 
 def test_parse_rejects_mismatched_rows() -> None:
