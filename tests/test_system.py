@@ -864,6 +864,8 @@ def test_csv_cells_drop_trailing_zeros_only() -> None:
     assert row({"time": 1795000000.1, **values}, []) == "1795000000.100,10,5.5,0,3,100.05"
     values["sys"] = None  # an empty cell: cell by cell, same result
     assert row({"time": 1795000000.1, **values}, []) == "1795000000.100,10,,0,3,100.05"
+    for usr, cell in [(100.0, "100"), (1000.5, "1000.5"), (200.25, "200.25"), (0.0004, "0")]:
+        assert row({"time": 1795000000.1, **values, "usr": usr}, []).split(",")[1] == cell
     values["sys"] = float(2**60)  # beyond 2**53: every digit still exact
     assert row({"time": 1795000000.1, **values}, []).split(",")[2] == str(2**60)
 
