@@ -18,7 +18,7 @@ written, read 3.5 s after the start and again 30 s later. The installed ``devuti
 (table and ``--csv``) and ``dool --bytes -cdngyl`` run side by side, started 1/3 s apart,
 in 6 rounds with the start order rotated (see bench_stat_ab.py: sequential rounds moved
 10-20 % on a noisy VM, and the start slot alone up to 0.03 ms); the figure is the median
-of the per-round ratios. Then the startup cost (a 1-sample run, median of 9,
+of the per-round ratios. Then the startup cost (a 1-sample run, median of 25,
 alternating). ``--quick``: 3 rounds.
 """
 
@@ -248,11 +248,11 @@ def part2(rounds: int, seconds: float) -> None:
         f"({csv_ratio:.2f}x), dool {statistics.median(theirs_cost) * 1e3:.3f} ms"
     )
     ours_one, theirs_one = [], []
-    for _ in range(9):  # alternating, so that both see the same machine
+    for _ in range(25):  # alternating, so that both see the same machine
         ours_one.append(cpu_seconds([*ours, "--csv", "0.01", "1"]))
         theirs_one.append(cpu_seconds([*theirs, "1", "1"]))
     print(
-        f"  startup (a 1-sample run, median of 9): devutils "
+        f"  startup (a 1-sample run, median of 25): devutils "
         f"{statistics.median(ours_one) * 1e3:.0f} ms, dool {statistics.median(theirs_one) * 1e3:.0f} ms"
     )
 
