@@ -114,7 +114,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """Return the ``devutils`` parser.
 
     With a known *command*, only the module that implements it is imported and
-    registered (a faster start); otherwise every subcommand is.
+    registered (a faster start); with ``--version``, none; otherwise every subcommand is.
     """
     import importlib
 
@@ -129,7 +129,12 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"devutils {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     subparsers.required = True
-    names = [_MODULES[command]] if command in _MODULES else list(dict.fromkeys(_MODULES.values()))
+    if command in _MODULES:
+        names = [_MODULES[command]]
+    elif command == "--version":  # answered before any subcommand is looked at
+        names = []
+    else:
+        names = list(dict.fromkeys(_MODULES.values()))
     for name in names:
         importlib.import_module(f"devutils.{name}").register(subparsers)
     return parser

@@ -77,6 +77,15 @@ def test_version() -> None:
     )
     assert completed.returncode == 0
     assert completed.stdout.strip() == f"devutils {__version__}"
+    # and it answers without importing a single subcommand's module
+    code = (
+        "import sys\nfrom devutils.cli import main\ntry:\n    main(['--version'])\n"
+        "finally:\n    print(sorted(m for m in sys.modules if m.startswith('devutils._')))"
+    )
+    imported = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.splitlines()[-1]
+    assert imported == "[]"
 
 
 def test_pairs_swap_and_longest_wins() -> None:
