@@ -597,6 +597,8 @@ class ProcSampler:
         self._sizes = [_SIZES[path] for path in _PROC_FILES]
         self._disks: tuple[list[bytes], tuple[str, ...], list[bool]] = ([], (), [])
         self._nics: tuple[list[bytes], tuple[str, ...], list[bool]] = ([], (), [])
+        self.misses = 0
+        """Snapshots in a row that went the general way."""
 
     def snapshot(self) -> tuple[Any, ...] | None:
         """Read and parse the five files (None if one is not as expected)."""
@@ -617,11 +619,15 @@ class ProcSampler:
             )
         except (OSError, ValueError):
             snapshot = None
+        if snapshot is not None and self.misses:
+            self.misses = 0
         return snapshot
 
     def resize(self) -> None:
-        """Take the buffer sizes the general readers found (after a None snapshot)."""
+        """Take the buffer sizes the general readers found (after a None snapshot), and
+        count the miss."""
         self._sizes = [_SIZES.get(path, 1 << 14) for path in _PROC_FILES]
+        self.misses += 1
 
     def parse(
         self, stat: bytes, diskstats: bytes, net_dev: bytes, vmstat: bytes, loadavg: bytes
@@ -818,6 +824,8 @@ class RawSampler:
             current = self.snapshot()
             if fast is not None:
                 fast.resize()
+                if fast.misses >= 3:  # not a passing oddity: the general way from now on
+                    self._fast = None
         previous, self._previous = self._previous, current
         if previous is None:
             return None

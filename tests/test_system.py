@@ -717,6 +717,18 @@ def test_sampler_takes_the_fast_path_and_the_general_one_when_it_must(
     assert len(calls) == 2  # not the first: its previous snapshot came the general way
     assert any(call is not None for call in calls)
 
+    # Files that never parse the fast way (an odd kernel, say): after three snapshots in
+    # a row the general way, the sampler stops trying.
+    monkeypatch.setattr(_sampling.ProcSampler, "parse", lambda self, *files: None)
+    for _ in range(3):
+        assert sampler._fast is fast
+        time.sleep(0.02)
+        result = sampler.sample()
+        assert result is not None
+        assert result["missing"] == ()
+    assert fast.misses == 3
+    assert sampler._fast is None
+
 
 def test_snapshot_cpu_is_in_seconds() -> None:
     import psutil
