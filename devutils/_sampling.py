@@ -562,13 +562,15 @@ _EMPTY_SAMPLE: dict[str, Any] = dict.fromkeys(SAMPLE_FIELDS)
 _PROC_FILES = ("/proc/stat", "/proc/diskstats", "/proc/net/dev", "/proc/vmstat", "/proc/loadavg")
 
 
-def _devices(raw: list[bytes], total: _Filter) -> tuple[list[bytes], tuple[str, ...], list[bool]]:
+def _devices(
+    kind: str, raw: list[bytes], total: _Filter
+) -> tuple[list[bytes], tuple[str, ...], list[bool]]:
     """Raw device names, decoded, and which ones the dool total counts."""
-    names = tuple(map(bytes.decode, raw))
-    if not names or len(set(names)) != len(names):
-        msg = f"no device, or a name twice: {names!r}"
+    names = _names(kind, raw)
+    if not names:  # none, or a name twice: the general parsers mend it
+        msg = f"no {kind}, or a name twice: {raw!r}"
         raise ValueError(msg)
-    return raw, names, [total.counted(name) for name in names]
+    return raw, names, total.mask_for(names)
 
 
 class ProcSampler:
@@ -662,9 +664,9 @@ class ProcSampler:
             return None
         self._sizes[3] = vmstat_end + 1 + 512  # /proc/vmstat: read up to a little past it
         if (disks := self._disks)[0] != (names := disk[2::width]):
-            disks = self._disks = _devices(names, _DISK_TOTAL)
+            disks = self._disks = _devices("disk", names, _DISK_TOTAL)
         if (nics := self._nics)[0] != (names := net[::17]):
-            nics = self._nics = _devices(names, _NIC_TOTAL)
+            nics = self._nics = _devices("net", names, _NIC_TOTAL)
         one, five, fifteen = loadavg.split(None, 3)[:3]
         return (
             time.monotonic(),
