@@ -476,6 +476,12 @@ def test_proc_snapshot_reports_a_file_it_cannot_read(
     assert values["disks"] is not None
     assert values["load"] is not None
     assert values["mem"] is not None
+    sampler = _sampling.RawSampler()  # no fast path without those files: the general way
+    assert sampler._fast is None
+    assert sampler.sample() is None
+    second = sampler.sample()
+    assert second is not None
+    assert set(second["missing"]) == {"cpu", "paging", "system"}
 
 
 def test_vmstat_is_read_partly_and_fully_again_when_pswpout_moves(
