@@ -442,6 +442,12 @@ def parse_vmstat_paging(data: bytes) -> tuple[int, int]:
     )
 
 
+def _vmstat_size(pswpout_end: int) -> int:
+    """How much of /proc/vmstat to read from now on: through the pswpout line, whose
+    newline is at *pswpout_end*, and a little past (the lines before it may grow)."""
+    return pswpout_end + 1 + 512
+
+
 def parse_loadavg(data: bytes) -> tuple[float, float, float]:
     """/proc/loadavg's 1, 5 and 15 minute load averages."""
     one, five, fifteen = map(float, data.split(None, 3)[:3])
@@ -510,7 +516,7 @@ class ProcReaders:
             data = _read_proc("/proc/vmstat")
             result = parse_vmstat_paging(data)
         if self._vmstat_size is None:
-            self._vmstat_size = data.find(b"\n", data.find(b"\npswpout ") + 9) + 1 + 512
+            self._vmstat_size = _vmstat_size(data.find(b"\n", data.find(b"\npswpout ") + 9))
         return result
 
     def load(self) -> tuple[float, float, float]:
@@ -662,7 +668,7 @@ class ProcSampler:
             or vmstat_end < 0
         ):
             return None
-        self._sizes[3] = vmstat_end + 1 + 512  # /proc/vmstat: read up to a little past it
+        self._sizes[3] = _vmstat_size(vmstat_end)
         if (disks := self._disks)[0] != (names := disk[2::width]):
             disks = self._disks = _devices("disk", names, _DISK_TOTAL)
         if (nics := self._nics)[0] != (names := net[::17]):
@@ -708,7 +714,8 @@ class ProcSampler:
         swapped_in *= _PAGE_SIZE
         swapped_out *= _PAGE_SIZE
         load = counters[4]
-        return {  # each percentage at most 100, as in compute_rates
+        # each percentage at most 100, and each rate `_rate`'s, inline (elapsed is checked)
+        return {
             "time": now,
             "elapsed": elapsed,
             "usr": p if (p := 100.0 * usr / total) < 100.0 else 100.0,
