@@ -148,8 +148,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         3
         0
     """
+    if sys.stdout is None:  # started with stdout closed (`devutils ... >&-`)
+        # A stand-in open read-only: any write fails with EBADF, as in the shell, rather
+        # than vanish; and no file opened later can take descriptor 1.
+        sys.stdout = open(os.open(os.devnull, os.O_RDONLY), "w", encoding="utf-8")  # noqa: SIM115
     arguments = list(sys.argv[1:] if argv is None else argv)
     command = arguments[0] if arguments else None
+    try:
+        status = _run(arguments, command)
+        sys.stdout.flush()  # here, where a failed write is still ours to report
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        # The reader went away (`devutils ... | head`): not an error of ours.
+        _silence_stdout()
+        return 0
+    except OSError as exc:  # a full disk, a closed stdout: one line, status 1
+        prog = f"devutils {command}" if command in _MODULES else "devutils"
+        where = f"{exc.filename}: " if exc.filename is not None else ""
+        print(f"{prog}: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        _silence_stdout()  # what is still buffered would fail again at exit
+        return 1
+    return status
+
+
+def _run(arguments: list[str], command: str | None) -> int:
     if command == "replace":
         from devutils._cli_text import prepare_argv
 
@@ -165,21 +188,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CliError as exc:
         print(f"devutils {args.command}: error: {exc}", file=sys.stderr)
         return exc.status
-    except KeyboardInterrupt:
-        return 130
-    except BrokenPipeError:
-        # The reader went away (`devutils ... | head`): not an error of ours.
-        _silence_stdout()
-        return 0
 
 
 def _silence_stdout() -> None:
-    import os
-
     devnull = os.open(os.devnull, os.O_WRONLY)
     try:
         os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):
+    except (AttributeError, OSError, ValueError):  # no stdout at all, or closed
         pass
     finally:
         os.close(devnull)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -86,6 +87,54 @@ def test_version() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout.splitlines()[-1]
     assert imported == "[]"
+
+
+WRITERS = [
+    ["months", "2024-01-01", "2024-05-01", "--list"],
+    ["batch", "--target", "64", "--max-per-device", "8"],
+    ["which-dstat"],
+    ["stat", "-c", "0.05", "1"],
+    ["stat", "--csv", "-c", "0.05", "1"],
+    ["--version"],
+]
+
+
+def _buffered_env() -> dict[str, str]:
+    # stdout buffered, as a user's shell has it (argparse drops a failed unbuffered write)
+    return {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
+@pytest.mark.parametrize("args", WRITERS)
+def test_a_full_disk_is_one_line_and_status_1(args: list[str]) -> None:
+    with open("/dev/full", "wb") as full:
+        completed = subprocess.run(
+            [sys.executable, "-m", "devutils", *args],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            check=False,
+            env=_buffered_env(),
+        )
+    prog = "devutils" if args[0].startswith("-") else f"devutils {args[0]}"
+    assert (completed.returncode, completed.stderr) == (
+        1,
+        f"{prog}: error: No space left on device\n",
+    )
+
+
+@pytest.mark.skipif(os.name != "posix", reason="closes stdout with sh")
+@pytest.mark.parametrize("args", WRITERS)
+def test_a_closed_stdout_is_an_error_not_silence(args: list[str]) -> None:
+    completed = subprocess.run(
+        ["sh", "-c", 'exec "$0" "$@" >&-', sys.executable, "-m", "devutils", *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=_buffered_env(),
+    )
+    prog = "devutils" if args[0].startswith("-") else f"devutils {args[0]}"
+    assert (completed.returncode, completed.stderr) == (1, f"{prog}: error: Bad file descriptor\n")
 
 
 def test_pairs_swap_and_longest_wins() -> None:
