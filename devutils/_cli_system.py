@@ -6,6 +6,7 @@ import argparse
 import gc
 import itertools
 import os
+import stat
 import sys
 import time
 from collections.abc import Callable
@@ -363,6 +364,52 @@ def _csv_header(columns: list[Column]) -> str:
     return ",".join(_csv_quote(key) for key in keys)
 
 
+def _open_output(path: str, header: str | None, *, check: bool) -> tuple[IO[str], bool]:
+    """Open ``--output`` *path* to append to, and say whether it already begins with
+    *header* (so the log goes on under it).
+
+    A log grows across runs. A regular file that already holds something must begin with
+    this run's CSV *header*, or (JSON Lines: *header* None) with a JSON record that has a
+    ``time``; anything else is refused and left as it was, not mixed with rows of other
+    columns. *check* False (``--no-header``) appends without looking.
+    """
+    try:
+        target = open(path, "a", encoding="utf-8", newline="")  # noqa: SIM115
+    except OSError as exc:
+        msg = f"cannot open --output {path!r}: {exc.strerror}"
+        raise CliError(msg) from exc
+    try:
+        status = os.fstat(target.fileno())
+        if not check or not stat.S_ISREG(status.st_mode) or status.st_size == 0:
+            return target, False
+        with open(path, "rb") as existing:
+            first = existing.readline(1 << 20)
+    except OSError as exc:
+        target.close()
+        msg = f"cannot read --output {path!r} to see what it holds: {exc.strerror}"
+        raise CliError(msg) from exc
+    if header is not None:
+        if first.rstrip(b"\r\n") == header.encode():
+            return target, True
+        expected = "this command's CSV header"
+    else:
+        import json
+
+        try:
+            record = json.loads(first)
+        except ValueError:
+            record = None
+        if isinstance(record, dict) and "time" in record:
+            return target, True
+        expected = "a devutils stat JSON record"
+    target.close()
+    msg = (
+        f"--output {path!r} already holds something else (its first line is not "
+        f"{expected}); name a new file, or add --no-header to append anyway"
+    )
+    raise CliError(msg)
+
+
 def _json_record(sample: Rates, gpus: list[GpuInfo], with_gpus: bool) -> str:
     """The `Sample` fields in order, as ``dataclasses.asdict(sample)`` gives them."""
     import json
@@ -419,20 +466,19 @@ def run_stat(args: argparse.Namespace) -> int:
             print(f"devutils stat: no GPU columns: {gpu_probe().reason}", file=sys.stderr)
     sampler = RawSampler(disks=disks, nics=nics, mem=bool(args.mem))
     columns = build_columns(args, gpus)
+    header = None if args.no_header or args.json else _csv_header(columns)
     target: IO[str] | None = None
     if args.output:
-        try:
-            target = open(args.output, "a", encoding="utf-8", newline="")  # noqa: SIM115
-        except OSError as exc:
-            msg = f"cannot open --output {args.output!r}: {exc.strerror}"
-            raise CliError(msg) from exc
+        target, continued = _open_output(args.output, header, check=not args.no_header)
+        if continued:
+            header = None  # the file has it already
     table = not (args.csv or args.json)
     machine = target if target is not None or table else sys.stdout
     stdout = sys.stdout
     try:
         if not args.no_header:
-            if machine is not None and not args.json:
-                machine.write(_csv_header(columns) + "\n")
+            if machine is not None and header is not None:
+                machine.write(header + "\n")
                 machine.flush()
             if table:
                 title, names = _table_header(columns)

@@ -927,6 +927,64 @@ def test_stat_output_file(tmp_path: Path) -> None:
     assert target.read_text().splitlines()[0] == DEFAULT_HEADER
 
 
+def test_stat_output_log_grows_under_one_header(tmp_path: Path) -> None:
+    # A second run appends its rows under the header already there; an empty file gets it.
+    log = tmp_path / "log.csv"
+    for _ in range(2):
+        assert run(["stat", "-c", "--csv", "--output", str(log), "0.02", "2"]).status == 0
+    lines = log.read_text().splitlines()
+    assert lines[0] == "epoch,cpu:usr,cpu:sys,cpu:idl,cpu:wai,cpu:stl"
+    assert len(lines) == 5
+    assert all(line[0].isdigit() and len(line.split(",")) == 6 for line in lines[1:])
+    records = tmp_path / "log.jsonl"
+    records.write_bytes(b"")
+    for _ in range(2):
+        assert run(["stat", "-c", "--json", "--output", str(records), "0.02", "1"]).status == 0
+    lines = records.read_text().splitlines()
+    assert len(lines) == 2
+    assert all(json.loads(line)["idl"] >= 0 for line in lines)
+
+
+@pytest.mark.parametrize(
+    ("args", "content", "expected"),
+    [
+        (["--csv"], b"my notes\n", "this command's CSV header"),
+        (["-d", "--csv"], b"epoch,cpu:usr,cpu:sys,cpu:idl,cpu:wai,cpu:stl\n1,2,3,4,5,6\n", "CSV"),
+        ([], b"epoch,cpu:usr\n", "CSV"),  # the table on stdout, CSV of other columns to the file
+        (["--json"], b"epoch,cpu:usr,cpu:sys,cpu:idl,cpu:wai,cpu:stl\n", "JSON record"),
+        (["--json"], b'{"no": "time"}\n', "JSON record"),
+        (["--csv"], b"\xff\xfe binary\x00", "CSV header"),
+    ],
+)
+def test_stat_output_refuses_a_file_holding_something_else(
+    tmp_path: Path, args: list[str], content: bytes, expected: str
+) -> None:
+    target = tmp_path / "notes"
+    target.write_bytes(content)
+    before = target.stat()
+    result = run(["stat", *args, "--output", str(target), "0.02", "1"])
+    assert result.status == 2
+    assert result.err.startswith(f"devutils stat: error: --output {str(target)!r} already holds")
+    assert expected in result.err
+    assert "--no-header" in result.err
+    assert target.read_bytes() == content  # untouched
+    assert target.stat().st_mtime_ns == before.st_mtime_ns
+    assert result.out == b""
+
+
+def test_stat_output_no_header_appends_without_looking(tmp_path: Path) -> None:
+    target = tmp_path / "notes"
+    target.write_text("my notes\n")
+    assert (
+        run(["stat", "-c", "--csv", "--no-header", "--output", str(target), "0.02", "1"]).status
+        == 0
+    )
+    lines = target.read_text().splitlines()
+    assert lines[0] == "my notes"
+    assert len(lines) == 2
+    assert len(lines[1].split(",")) == 6
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
