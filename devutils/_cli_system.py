@@ -17,6 +17,7 @@ TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing slows every 
 if TYPE_CHECKING:
     from typing import IO, Any
 
+    from devutils._sampling import RawSampler
     from devutils.system import GpuInfo
 
     Rates = dict[str, Any]  # a sample's fields by name (devutils._sampling.compute_rates)
@@ -49,7 +50,13 @@ def register(subparsers: Any) -> None:
         parser.add_argument(short, long, action="store_true", help=text)
     parser.add_argument("-a", "--all", action="store_true", help="same as -cdngy")
     parser.add_argument("--gpu", action="store_true", help="per-GPU utilization and memory")
-    parser.add_argument("-D", dest="disks", metavar="DISKS", help="disks to show, e.g. sda,total")
+    parser.add_argument(
+        "-D",
+        dest="disks",
+        metavar="DISKS",
+        type=_disk_names,
+        help="disks to show, e.g. sda,total (or /dev/... paths)",
+    )
     parser.add_argument("-N", dest="nics", metavar="NICS", help="interfaces to show, e.g. lo,total")
     output = parser.add_mutually_exclusive_group()
     output.add_argument("--csv", action="store_true", help="CSV: one header row, raw numbers")
@@ -259,7 +266,37 @@ def build_columns(args: argparse.Namespace, gpus: list[GpuInfo]) -> list[Column]
 
 
 def _split(text: str | None) -> list[str]:
-    return [part for part in (text or "").split(",") if part]
+    """The names in a comma-separated list, each once, in order."""
+    return list(dict.fromkeys(part for part in (text or "").split(",") if part))
+
+
+def _disk_names(text: str) -> str:
+    """An argparse type: ``-D``'s names, a path under /dev (a symlink such as
+    /dev/mapper/root or /dev/disk/by-label/data too) as the kernel's name for the disk
+    it is (dm-0), with "!" for "/" as /proc/diskstats writes cciss/c0d0."""
+    names = []
+    for name in _split(text):
+        real = os.path.realpath(name) if name.startswith("/") else ""
+        names.append(real[5:].replace("/", "!") if real.startswith("/dev/") else name)
+    return ",".join(dict.fromkeys(names))
+
+
+def _warn_absent_devices(sampler: RawSampler, disks: list[str], nics: list[str]) -> None:
+    """One line on stderr for each device asked for that is not there now (a typo, or a
+    disk not plugged in yet): its columns show "-" until it appears."""
+    present = sampler.snapshot()
+    for kind, key, wanted in (("disk", "disks", disks), ("interface", "nics", nics)):
+        have = present[key]
+        if have is None:  # the group cannot be read: the sampler says so itself
+            continue
+        for name in wanted:
+            if name != "total" and name not in have:
+                print(
+                    f"devutils stat: no {kind} named {name!r} now (there are: "
+                    f"{', '.join(sorted(have)) or 'none'}); its columns show '-' until it "
+                    "appears",
+                    file=sys.stderr,
+                )
 
 
 def _table_header(columns: list[Column]) -> tuple[str, str]:
@@ -465,6 +502,8 @@ def run_stat(args: argparse.Namespace) -> int:
         else:
             print(f"devutils stat: no GPU columns: {gpu_probe().reason}", file=sys.stderr)
     sampler = RawSampler(disks=disks, nics=nics, mem=bool(args.mem))
+    if disks or nics:
+        _warn_absent_devices(sampler, disks, nics)
     columns = build_columns(args, gpus)
     header = None if args.no_header or args.json else _csv_header(columns)
     target: IO[str] | None = None

@@ -927,6 +927,36 @@ def test_stat_output_file(tmp_path: Path) -> None:
     assert target.read_text().splitlines()[0] == DEFAULT_HEADER
 
 
+def test_stat_disk_paths_become_kernel_names(tmp_path: Path) -> None:
+    from devutils._cli_system import _disk_names
+
+    link = tmp_path / "by-label-data"
+    link.symlink_to("/dev/cciss/c0d0")  # need not exist: resolved as far as it goes
+    assert _disk_names(f"/dev/sdz,total,{link},sdz,,/home/x") == "sdz,total,cciss!c0d0,/home/x"
+    result = run(["stat", "-d", "--csv", "-D", f"{link},total,total", "0.02", "1"])
+    assert result.text.splitlines()[0] == (
+        "epoch,dsk/cciss!c0d0:read,dsk/cciss!c0d0:writ,dsk/total:read,dsk/total:writ"
+    )
+
+
+def test_stat_warns_once_per_device_that_is_not_there() -> None:
+    present = _sampling.RawSampler().snapshot()
+    nic = next(iter(present["nics"]))
+    args = ["-c", "-d", "-n", "-D", "nosuchdisk,total", "-N", f"{nic},nosuchnic"]
+    result = run(["stat", *args, "0.02", "2"])
+    assert result.status == 0
+    warnings = result.err.splitlines()
+    assert len(warnings) == 2
+    assert warnings[0].startswith("devutils stat: no disk named 'nosuchdisk' now (there are: ")
+    assert warnings[1].startswith("devutils stat: no interface named 'nosuchnic' now (there are: ")
+    assert f"{nic}" in warnings[1]
+    assert all(line.endswith("its columns show '-' until it appears") for line in warnings)
+    rows = result.text.splitlines()[2:]
+    assert len(rows) == 2
+    assert all(row.split("|")[1].split() == ["-", "-"] for row in rows)  # dsk/nosuchdisk
+    assert run(["stat", "-N", f"{nic},total", "-c", "0.02", "1"]).err == ""
+
+
 def test_stat_output_log_grows_under_one_header(tmp_path: Path) -> None:
     # A second run appends its rows under the header already there; an empty file gets it.
     log = tmp_path / "log.csv"
