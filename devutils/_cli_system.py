@@ -515,14 +515,13 @@ def run_stat(args: argparse.Namespace) -> int:
     machine = target if target is not None or table else sys.stdout
     stdout = sys.stdout
     try:
-        if not args.no_header:
-            if machine is not None and header is not None:
-                machine.write(header + "\n")
-                machine.flush()
-            if table:
-                title, names = _table_header(columns)
-                stdout.write(f"{title}\n{names}\n")
-                stdout.flush()
+        if machine is not None and header is not None:  # None: --no-header, JSON, or there
+            machine.write(header + "\n")
+            machine.flush()
+        if table and not args.no_header:
+            title, names = _table_header(columns)
+            stdout.write(f"{title}\n{names}\n")
+            stdout.flush()
         to_machine = None if machine is None else _line_writer(machine)
         to_stdout = _line_writer(stdout) if table else None
         table_row = _compile_row(columns, "table") if to_stdout is not None else None

@@ -99,6 +99,10 @@ WRITERS = [
 ]
 
 
+def _prog(args: list[str]) -> str:
+    return "devutils" if args[0].startswith("-") else f"devutils {args[0]}"
+
+
 def _buffered_env() -> dict[str, str]:
     # stdout buffered, as a user's shell has it (argparse drops a failed unbuffered write)
     return {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
@@ -116,7 +120,7 @@ def test_a_full_disk_is_one_line_and_status_1(args: list[str]) -> None:
             check=False,
             env=_buffered_env(),
         )
-    prog = "devutils" if args[0].startswith("-") else f"devutils {args[0]}"
+    prog = _prog(args)
     assert (completed.returncode, completed.stderr) == (
         1,
         f"{prog}: error: No space left on device\n",
@@ -133,7 +137,7 @@ def test_a_closed_stdout_is_an_error_not_silence(args: list[str]) -> None:
         check=False,
         env=_buffered_env(),
     )
-    prog = "devutils" if args[0].startswith("-") else f"devutils {args[0]}"
+    prog = _prog(args)
     assert (completed.returncode, completed.stderr) == (1, f"{prog}: error: Bad file descriptor\n")
 
 
