@@ -571,12 +571,14 @@ _PROC_FILES = ("/proc/stat", "/proc/diskstats", "/proc/net/dev", "/proc/vmstat",
 def _devices(
     kind: str, raw: list[bytes], total: _Filter
 ) -> tuple[list[bytes], tuple[str, ...], list[bool]]:
-    """Raw device names, decoded, and which ones the dool total counts."""
+    """Raw device names; the names, decoded, of the devices the dool total counts; and
+    which of the raw ones those are."""
     names = _names(kind, raw)
     if not names:  # none, or a name twice: the general parsers mend it
         msg = f"no {kind}, or a name twice: {raw!r}"
         raise ValueError(msg)
-    return raw, names, total.mask_for(names)
+    mask = total.mask_for(names)
+    return raw, tuple(compress(names, mask)), mask
 
 
 class ProcSampler:
@@ -593,9 +595,11 @@ class ProcSampler:
     results are `compute_rates`' either way (tests hold them equal).
 
     A snapshot is a tuple: monotonic and wall time, the 8 cpu tick counters, the disks
-    (names, see `_devices`), their sectors read and written, the interfaces, their bytes
-    received and sent, pages swapped in and out, interrupts, context switches, and the
-    load averages.
+    (names, see `_devices`), the sectors read and written of those the total counts, the
+    interfaces, the bytes received and sent of those the total counts, pages swapped in
+    and out, interrupts, context switches, and the load averages. Only the counted
+    devices' counters are converted and kept: the fast path serves the totals alone (no
+    device asked for by name), and a partition or loop device costs nothing.
     """
 
     def __init__(self) -> None:
@@ -674,16 +678,17 @@ class ProcSampler:
         if (nics := self._nics)[0] != (names := net[::17]):
             nics = self._nics = _devices("net", names, _NIC_TOTAL)
         one, five, fifteen = loadavg.split(None, 3)[:3]
+        counted_disks, counted_nics = disks[2], nics[2]
         return (
             time.monotonic(),
             time.time(),
             [*map(int, cpu[1:9])],
             disks,
-            [*map(int, disk[5::width])],
-            [*map(int, disk[9::width])],
+            [*map(int, compress(disk[5::width], counted_disks))],
+            [*map(int, compress(disk[9::width], counted_disks))],
             nics,
-            [*map(int, net[1::17])],
-            [*map(int, net[9::17])],
+            [*map(int, compress(net[1::17], counted_nics))],
+            [*map(int, compress(net[9::17], counted_nics))],
             int(vmstat[swapped_in : vmstat.find(b"\n", swapped_in)]),
             int(vmstat[swapped_out:vmstat_end]),
             int(stat[intr : stat.find(b"\n", intr)].split(None, 1)[0]),
@@ -702,10 +707,10 @@ class ProcSampler:
         user, nice, system, idle, iowait, irq, softirq, steal = ticks
         usr = user + nice + irq + softirq
         total = usr + system + idle + iowait + steal
-        reads = [*compress(map(sub, reads, before[4]), disks[2])]
-        writes = [*compress(map(sub, writes, before[5]), disks[2])]
-        received = [*compress(map(sub, received, before[7]), nics[2])]
-        sent = [*compress(map(sub, sent, before[8]), nics[2])]
+        reads = [*map(sub, reads, before[4])]
+        writes = [*map(sub, writes, before[5])]
+        received = [*map(sub, received, before[7])]
+        sent = [*map(sub, sent, before[8])]
         if total <= 0 or min([*ticks, *reads, *writes, *received, *sent]) < 0:
             return None
         read, written = sum(reads) * _SECTOR, sum(writes) * _SECTOR
@@ -745,7 +750,8 @@ class ProcSampler:
 
     @staticmethod
     def general(snapshot: tuple[Any, ...]) -> dict[str, Any]:
-        """*snapshot* as `RawSampler.snapshot` gives it, for `compute_rates`."""
+        """*snapshot* as `RawSampler.snapshot` gives it, for `compute_rates` (with the
+        counted devices only: all its totals need)."""
         (now_clock, now, cpu, disks, reads, writes, nics, received, sent, *counters) = snapshot
         swapped_in, swapped_out, interrupts, switches, load = counters
         return {

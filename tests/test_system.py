@@ -542,7 +542,13 @@ def proc_files(  # noqa: PLR0917 - one argument a counter
     return tuple(text.encode() for text in (stat_text, diskstats, net_dev, vmstat, loadavg))  # type: ignore[return-value]
 
 
-unique_devices = st.lists(device_names, min_size=1, max_size=6, unique=True)
+# Names the dool totals leave out (partitions, device-mapper, md; loopback, bonds, VLANs)
+# among any others: the fast path keeps only the counted devices' counters.
+proc_device_names = (
+    st.sampled_from(["sda", "sda1", "dm-0", "md127", "nvme0n1p2", "lo", "bond0", "eth0.100"])
+    | device_names
+)
+unique_devices = st.lists(proc_device_names, min_size=1, max_size=6, unique=True)
 small_counters = st.integers(0, 2**40)
 loads = st.tuples(*[st.floats(0, 500).map(lambda x: round(x, 2))] * 3)
 
@@ -555,7 +561,7 @@ loads = st.tuples(*[st.floats(0, 500).map(lambda x: round(x, 2))] * 3)
             *[st.tuples(st.just(n), small_counters, small_counters) for n in names]
         )
     ),
-    st.lists(st.tuples(device_names, small_counters, small_counters), min_size=1, max_size=6),
+    st.lists(st.tuples(proc_device_names, small_counters, small_counters), min_size=1, max_size=6),
     st.tuples(small_counters, small_counters),
     loads,
     st.sampled_from([14, 18, 20]),
@@ -582,8 +588,13 @@ def test_fast_parse_reads_what_the_group_parsers_read(  # noqa: PLR0917
     snapshot = _sampling.ProcSampler.general(fast)
     assert snapshot["cpu"] == _sampling.parse_stat_cpu(stat_text) == cpu
     assert snapshot["system"] == _sampling.parse_stat_system(stat_text) == system
-    assert snapshot["disks"] == _sampling.parse_diskstats(diskstats)
-    assert snapshot["nics"] == _sampling.parse_net_dev(net_dev)
+    # the devices the totals count, each as the general parser reads it
+    all_disks = _sampling.parse_diskstats(diskstats)
+    all_nics = _sampling.parse_net_dev(net_dev)
+    counted_disks = {n: all_disks[n] for n in all_disks if not _sampling.DISK_FILTER.match(n)}
+    counted_nics = {n: all_nics[n] for n in all_nics if not _sampling.NIC_FILTER.match(n)}
+    assert dict(snapshot["disks"]) == counted_disks
+    assert dict(snapshot["nics"]) == counted_nics
     assert snapshot["paging"] == _sampling.parse_vmstat_paging(vmstat)
     assert snapshot["load"] == _sampling.parse_loadavg(loadavg) == load
     assert list(snapshot) == list(_sampling.RawSampler().snapshot())
@@ -612,11 +623,33 @@ def test_fast_parse_leaves_odd_files_to_the_general_way(broken: dict[int, bytes]
         assert _sampling.ProcSampler().parse(*files) is None
 
 
+def general_snapshot(files: tuple[bytes, ...], clock: float) -> dict[str, Any]:
+    """The general readers' snapshot of *files* (every device), taken at *clock*."""
+    from devutils import _sampling
+
+    stat_text, diskstats, net_dev, vmstat, loadavg = files
+    return {
+        "cpu": _sampling.parse_stat_cpu(stat_text),
+        "disks": _sampling.parse_diskstats(diskstats),
+        "nics": _sampling.parse_net_dev(net_dev),
+        "paging": _sampling.parse_vmstat_paging(vmstat),
+        "system": _sampling.parse_stat_system(stat_text),
+        "load": _sampling.parse_loadavg(loadavg),
+        "mem": None,
+        "monotonic": clock,
+        "time": 1.7e9 + clock,
+        "groups": _sampling.GROUPS[:-1],
+    }
+
+
+Pair = tuple[Any, Any, float, dict[str, Any], dict[str, Any]]
+
+
 @st.composite
-def fast_snapshot_pairs(draw: st.DrawFn) -> tuple[Any, Any, float]:
+def fast_snapshot_pairs(draw: st.DrawFn) -> Pair:
     """Two snapshots parsed in turn by one `ProcSampler`, *elapsed* apart: usually
     counters that moved on over the same devices; else a reset, devices that changed,
-    or no time."""
+    or no time. With them, the general readers' snapshots of the same files."""
     odd = draw(st.sampled_from([None, None, None, "reset", "devices", "time"]))
     counters = st.lists(small_counters, min_size=12, max_size=12)
     disks = [(n, draw(small_counters), draw(small_counters)) for n in draw(unique_devices)]
@@ -643,27 +676,45 @@ def fast_snapshot_pairs(draw: st.DrawFn) -> tuple[Any, Any, float]:
         elapsed = draw(st.sampled_from([0.0, 1e-10]))
     load = draw(loads)
     sampler = _sampling.ProcSampler()
-    first = sampler.parse(
-        *proc_files(before[:8], (before[8], before[9]), disks, nics, (before[10], before[11]), load)
+    files_before = proc_files(
+        before[:8], (before[8], before[9]), disks, nics, (before[10], before[11]), load
     )
-    second = sampler.parse(
-        *proc_files(
-            after[:8], (after[8], after[9]), after_disks, after_nics, (after[10], after[11]), load
-        )
+    files_after = proc_files(
+        after[:8], (after[8], after[9]), after_disks, after_nics, (after[10], after[11]), load
     )
+    first = sampler.parse(*files_before)
+    second = sampler.parse(*files_after)
     assert first is not None
     assert second is not None
-    return first, (first[0] + elapsed, *second[1:]), elapsed
+    first = (0.0, 1.7e9, *first[2:])
+    second = (elapsed, 1.7e9 + elapsed, *second[2:])
+    return (
+        first,
+        second,
+        elapsed,
+        general_snapshot(files_before, 0.0),
+        general_snapshot(files_after, elapsed),
+    )
 
 
 @given(fast_snapshot_pairs())
-def test_fast_rates_are_compute_rates(pair: tuple[Any, Any, float]) -> None:
+def test_fast_rates_are_compute_rates(pair: Pair) -> None:
+    """The fast path's rates are `compute_rates`' over the general readers' snapshots
+    (every device), or None where those needed mending."""
     from devutils import _sampling
 
-    before, after, elapsed = pair
-    expected = _sampling.compute_rates(
-        _sampling.ProcSampler.general(before), _sampling.ProcSampler.general(after)
-    )
+    before, after, elapsed, general_before, general_after = pair
+    expected = _sampling.compute_rates(general_before, general_after)
+    # the fast snapshots, converted for the general way (the fallback), give them too,
+    # and so do one of each (a sample whose snapshot came the other way)
+    converted_before = _sampling.ProcSampler.general(before)
+    converted_after = _sampling.ProcSampler.general(after)
+    for mixed in (
+        (converted_before, converted_after),
+        (general_before, converted_after),
+        (converted_before, general_after),
+    ):
+        assert _sampling.compute_rates(*mixed) == expected
     fast = _sampling.ProcSampler.rates(before, after)
     if fast is None:  # the general way mends it
         usual = (
