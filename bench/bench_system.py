@@ -18,8 +18,11 @@ written, read 3.5 s after the start and again 30 s later. The installed ``devuti
 (table and ``--csv``) and ``dool --bytes -cdngyl`` run side by side, started 1/3 s apart,
 in 6 rounds with the start order rotated (see bench_stat_ab.py: sequential rounds moved
 10-20 % on a noisy VM, and the start slot alone up to 0.03 ms); the figure is the median
-of the per-round ratios. Then the startup cost (a 1-sample run, 25 of each,
-alternating: the median and the fastest). ``--quick``: 3 rounds.
+of the per-round ratios. Where a C compiler is at hand, a C loop that does only what
+any such tool must (sleep to an absolute 1 s schedule, pread the same five /proc files,
+write a line) runs alongside: the floor the kernel and the machine set, which the
+figures above it are compared over too. Then the startup cost (a 1-sample run, 25 of
+each, alternating: the median and the fastest). ``--quick``: 3 rounds.
 """
 
 from __future__ import annotations
@@ -209,6 +212,39 @@ def part1(folder: Path) -> bool:
     return ok
 
 
+FLOOR_C = r"""
+#include <fcntl.h>
+#include <time.h>
+#include <unistd.h>
+int main(void) {
+    const char *paths[5] = {"/proc/stat", "/proc/diskstats", "/proc/net/dev",
+                            "/proc/vmstat", "/proc/loadavg"};
+    static char buffer[1 << 16];
+    int fds[5];
+    for (int i = 0; i < 5; i++) fds[i] = open(paths[i], O_RDONLY);
+    struct timespec deadline;
+    clock_gettime(CLOCK_MONOTONIC, &deadline);
+    for (;;) {
+        deadline.tv_sec += 1;
+        clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &deadline, NULL);
+        for (int i = 0; i < 5; i++) pread(fds[i], buffer, i == 3 ? 2400 : sizeof buffer, 0);
+        if (write(1, "floor\n", 6) != 6) return 1;
+    }
+}
+"""
+
+
+def build_floor(folder: Path) -> str | None:
+    """The C floor loop, compiled into *folder*; None without a C compiler."""
+    compiler = shutil.which("cc") or shutil.which("gcc")
+    if compiler is None:
+        return None
+    source, binary = folder / "floor.c", folder / "floor"
+    source.write_text(FLOOR_C)
+    built = subprocess.run([compiler, "-O2", "-o", str(binary), str(source)], check=False)
+    return str(binary) if built.returncode == 0 else None
+
+
 def cpu_seconds(command: list[str]) -> float:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     subprocess.run(
@@ -222,17 +258,20 @@ def cpu_seconds(command: list[str]) -> float:
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def part2(rounds: int, seconds: float) -> None:
+def part2(rounds: int, seconds: float, folder: Path) -> None:
+    floor = build_floor(folder)
     print(
         f"\nPart 2: CPU time (user + system) per sample at a 1 s delay: {rounds} rounds of "
-        f"{seconds:.0f} s, the three commands side by side, start order rotated"
+        f"{seconds:.0f} s, the commands side by side, start order rotated"
+        + ("" if floor else " (no C compiler: no floor)")
     )
     # The installed command, as users run it (``python -m`` would add runpy's start-up).
     command = str(Path(sys.executable).with_name("devutils"))
     ours = [command, "stat"]
     theirs = [dool(), "--bytes", "-cdngyl", "--noupdate"]
-    table, csv_cost, theirs_cost = rotated(
-        [[*ours, "1"], [*ours, "--csv", "1"], [*theirs, "1"]], rounds, seconds
+    commands = [[*ours, "1"], [*ours, "--csv", "1"], [*theirs, "1"]]
+    table, csv_cost, theirs_cost, *floor_cost = rotated(
+        commands + ([[floor]] if floor else []), rounds, seconds
     )
     for values in zip(table, csv_cost, theirs_cost, strict=True):
         print(
@@ -247,6 +286,18 @@ def part2(rounds: int, seconds: float) -> None:
         f"({ratio:.2f}x of dool's), --csv {statistics.median(csv_cost) * 1e3:.3f} ms "
         f"({csv_ratio:.2f}x), dool {statistics.median(theirs_cost) * 1e3:.3f} ms"
     )
+    if floor_cost:
+        base = statistics.median(floor_cost[0])
+        above = statistics.median(
+            (t - f) / (d - f) for t, d, f in zip(table, theirs_cost, floor_cost[0], strict=True)
+        )
+        csv_above = statistics.median(
+            (c - f) / (d - f) for c, d, f in zip(csv_cost, theirs_cost, floor_cost[0], strict=True)
+        )
+        print(
+            f"  the floor (C: the sleep, the five preads, a write): {base * 1e3:.3f} ms; "
+            f"above it, devutils stat costs {above:.2f}x of dool's, --csv {csv_above:.2f}x"
+        )
     ours_one, theirs_one = [], []
     for _ in range(25):  # alternating, so that both see the same machine
         ours_one.append(cpu_seconds([*ours, "--csv", "0.01", "1"]))
@@ -271,7 +322,7 @@ def main() -> int:
     folder = Path(tempfile.mkdtemp(prefix="devutils-bench-system-", dir=os.getcwd()))
     try:
         ok = part1(folder)
-        part2(rounds=6 if "--quick" not in sys.argv else 3, seconds=30.0)
+        part2(rounds=6 if "--quick" not in sys.argv else 3, seconds=30.0, folder=folder)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     return 0 if ok else 1
