@@ -61,7 +61,11 @@ def register(subparsers: Any) -> None:
     output = parser.add_mutually_exclusive_group()
     output.add_argument("--csv", action="store_true", help="CSV: one header row, raw numbers")
     output.add_argument("--json", action="store_true", help="JSON Lines with the Sample fields")
-    parser.add_argument("--bits", action="store_true", help="show network in bits per second")
+    parser.add_argument(
+        "--bits",
+        action="store_true",
+        help="show network in bits per second in the table (CSV and JSON stay bytes/s)",
+    )
     parser.add_argument("--no-header", action="store_true", help="no header rows")
     parser.add_argument(
         "--output", metavar="FILE", help="also write CSV (JSON Lines with --json) to FILE"
@@ -206,7 +210,10 @@ def _device_column(kind: str, device: str, index: int, scale: int) -> Column:
     return Column(group, group, name, 5, column_kind, get, scale=scale)
 
 
-def build_columns(args: argparse.Namespace, gpus: list[GpuInfo]) -> list[Column]:
+def build_columns(
+    args: argparse.Namespace, gpus: list[GpuInfo], *, bits: bool | None = None
+) -> list[Column]:
+    """The columns *args* ask for; the network's in bits if *bits* (default ``args.bits``)."""
     chosen = {
         name for name in ("cpu", "disk", "net", "page", "sys", "load", "mem") if getattr(args, name)
     }
@@ -224,7 +231,7 @@ def build_columns(args: argparse.Namespace, gpus: list[GpuInfo]) -> list[Column]
         for disk in _split(args.disks) or ["total"]:
             columns.extend(_device_column("disk", disk, index, 1) for index in (0, 1))
     if "net" in chosen:
-        scale = 8 if args.bits else 1
+        scale = 8 if (args.bits if bits is None else bits) else 1
         for nic in _split(args.nics) or ["total"]:
             columns.extend(_device_column("net", nic, index, scale) for index in (0, 1))
     fields = {
@@ -489,6 +496,11 @@ def _line_writer(stream: IO[str]) -> Callable[[str], None]:
 def run_stat(args: argparse.Namespace) -> int:
     from devutils._sampling import RawSampler  # no dataclasses: a fast start
 
+    if args.bits and (args.csv or args.json):
+        # CSV and JSON carry bytes/s, as their keys and the Sample fields say: a unit
+        # their keys do not show would be read as bytes.
+        msg = "argument --bits: sets the table's unit; --csv and --json are always bytes/s"
+        raise CliError(msg)
     disks = _split(args.disks)
     nics = _split(args.nics)
     gpus: list[GpuInfo] = []
@@ -505,7 +517,9 @@ def run_stat(args: argparse.Namespace) -> int:
     if disks or nics:
         _warn_absent_devices(sampler, disks, nics)
     columns = build_columns(args, gpus)
-    header = None if args.no_header or args.json else _csv_header(columns)
+    # --output's CSV stays bytes/s under --bits, which sets the table's unit only
+    csv_columns = build_columns(args, gpus, bits=False) if args.bits else columns
+    header = None if args.no_header or args.json else _csv_header(csv_columns)
     target: IO[str] | None = None
     if args.output:
         target, continued = _open_output(args.output, header, check=not args.no_header)
@@ -525,7 +539,7 @@ def run_stat(args: argparse.Namespace) -> int:
         to_machine = None if machine is None else _line_writer(machine)
         to_stdout = _line_writer(stdout) if table else None
         table_row = _compile_row(columns, "table") if to_stdout is not None else None
-        csv_row = _compile_row(columns, "csv") if to_machine and not args.json else None
+        csv_row = _compile_row(csv_columns, "csv") if to_machine and not args.json else None
         # What exists now lives as long as the command: out of the collector's way, so
         # that no collection during the run walks it again.
         gc.freeze()

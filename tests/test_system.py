@@ -1072,12 +1072,36 @@ def test_stat_output_no_header_appends_without_looking(tmp_path: Path) -> None:
         (["0"], "must be a positive number"),
         (["1", "0"], "must be a positive integer"),
         (["--csv", "--json"], "not allowed with"),
+        (["--bits", "--csv", "0.01", "1"], "argument --bits"),
+        (["--json", "--bits", "-n", "0.01", "1"], "argument --bits"),
     ],
 )
 def test_stat_usage_errors(args: list[str], message: str) -> None:
     result = run(["stat", *args])
     assert result.status == 2
     assert message in result.err
+    assert result.text == ""
+
+
+def test_stat_bits_set_the_tables_unit_and_the_log_stays_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # CSV keys say bytes/s whatever the table shows: --output under --bits keeps bytes.
+    sample: dict[str, Any] = dict.fromkeys(_sampling.SAMPLE_FIELDS, 0.0)
+    sample.update(time=1795000000.5, net_recv=1000.0, net_send=250.0)
+    sample.update(disks={}, nics={}, missing=())
+
+    def fixed_run(self: Any, interval: float, count: int | None) -> Any:
+        return iter([sample])
+
+    monkeypatch.setattr(_sampling.RawSampler, "run", fixed_run)
+    log = tmp_path / "net.csv"
+    result = run(["stat", "-n", "--bits", "--output", str(log), "1", "1"])
+    assert result.status == 0
+    assert result.text.splitlines()[2] == " 8000  2000"
+    assert log.read_text() == "epoch,net/total:recv,net/total:send\n1795000000.500,1000,250\n"
+    result = run(["stat", "-n", "1", "1"])
+    assert result.text.splitlines()[2] == " 1000   250"
 
 
 # -- GPUs through a fake nvidia-smi ----------------------------------------------------------------
