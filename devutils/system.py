@@ -169,9 +169,11 @@ class Sampler:
     the counters and returns None. ``run()`` yields samples on an absolute schedule.
 
     Args:
-        disks: Disks to report one by one in ``Sample.disks`` (``"total"`` allowed).
+        disks: Disks to report one by one in ``Sample.disks`` (``"total"`` allowed). A
+            name that is not there at both ends of an interval is left out of that
+            sample's mapping: read it with ``.get()``.
         nics: Interfaces to report one by one in ``Sample.nics`` (``"lo"`` and
-            ``"total"`` allowed).
+            ``"total"`` allowed; left out the same way).
         mem: Also read memory (used, free, cached, available).
         readers: Replacement counter readers by group name, for tests.
 

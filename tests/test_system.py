@@ -990,6 +990,17 @@ def test_stat_disk_paths_become_kernel_names(tmp_path: Path) -> None:
     )
 
 
+def test_a_device_asked_for_that_is_not_there_is_left_out() -> None:
+    sampler = Sampler(disks=["nosuchdisk", "total"], nics=["nosuchnic", "total"])
+    assert sampler.sample() is None
+    time.sleep(0.02)
+    s = sampler.sample()
+    assert s is not None
+    assert list(s.disks) == ["total"]
+    assert list(s.nics) == ["total"]
+    assert s.disks.get("nosuchdisk") is None
+
+
 def test_stat_warns_once_per_device_that_is_not_there() -> None:
     present = _sampling.RawSampler().snapshot()
     nic = next(iter(present["nics"]))
