@@ -68,7 +68,9 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--no-header", action="store_true", help="no header rows")
     parser.add_argument(
-        "--output", metavar="FILE", help="also write CSV (JSON Lines with --json) to FILE"
+        "--output",
+        metavar="FILE",
+        help="also write CSV (JSON Lines with --json) to FILE, appending",
     )
     parser.add_argument("delay", nargs="?", type=positive_float, default=1.0, help="seconds")
     parser.add_argument("count", nargs="?", type=positive_int, help="number of rows")
@@ -521,36 +523,44 @@ def run_stat(args: argparse.Namespace) -> int:
     csv_columns = build_columns(args, gpus, bits=False) if args.bits else columns
     header = None if args.no_header or args.json else _csv_header(csv_columns)
     target: IO[str] | None = None
+    file_header = header
     if args.output:
         target, continued = _open_output(args.output, header, check=not args.no_header)
         if continued:
-            header = None  # the file has it already
+            file_header = None  # the file has it already
     table = not (args.csv or args.json)
-    machine = target if target is not None or table else sys.stdout
     stdout = sys.stdout
     try:
-        if machine is not None and header is not None:  # None: --no-header, JSON, or there
-            machine.write(header + "\n")
-            machine.flush()
+        if target is not None and file_header is not None:  # None: --no-header, JSON, there
+            target.write(file_header + "\n")
+            target.flush()
         if table and not args.no_header:
             title, names = _table_header(columns)
             stdout.write(f"{title}\n{names}\n")
-            stdout.flush()
-        to_machine = None if machine is None else _line_writer(machine)
-        to_stdout = _line_writer(stdout) if table else None
-        table_row = _compile_row(columns, "table") if to_stdout is not None else None
-        csv_row = _compile_row(csv_columns, "csv") if to_machine and not args.json else None
+        elif not table and header is not None:
+            stdout.write(header + "\n")
+        stdout.flush()
+        # stdout shows the table, or with --csv / --json the lines --output also gets
+        to_stdout = _line_writer(stdout)
+        to_file = None if target is None else _line_writer(target)
+        table_row = _compile_row(columns, "table") if table else None
+        lines = not table or to_file is not None  # CSV or JSON lines are wanted
+        csv_row = _compile_row(csv_columns, "csv") if lines and not args.json else None
         # What exists now lives as long as the command: out of the collector's way, so
         # that no collection during the run walks it again.
         gc.freeze()
         for row in sampler.run(args.delay, args.count):
             current = [] if snapshot_gpus is None else snapshot_gpus(processes=False)
-            if to_machine is not None:
+            if lines:
                 if csv_row is None:
-                    to_machine(_json_record(row, current, bool(gpus)) + "\n")
+                    line = _json_record(row, current, bool(gpus)) + "\n"
                 else:
-                    to_machine(csv_row(row, current) + "\n")
-            if to_stdout is not None and table_row is not None:
+                    line = csv_row(row, current) + "\n"
+                if to_file is not None:
+                    to_file(line)
+                if table_row is None:
+                    to_stdout(line)
+            if table_row is not None:
                 to_stdout(table_row(row, current) + "\n")
     except KeyboardInterrupt:
         return 0

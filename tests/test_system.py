@@ -978,6 +978,22 @@ def test_stat_output_file(tmp_path: Path) -> None:
     assert target.read_text().splitlines()[0] == DEFAULT_HEADER
 
 
+@pytest.mark.parametrize("kind", ["--csv", "--json"])
+def test_stat_output_with_csv_or_json_also_goes_to_stdout(tmp_path: Path, kind: str) -> None:
+    # --output is "also": stdout keeps what --csv / --json print, the file gets the same
+    target = tmp_path / "log"
+    result = run(["stat", "-c", kind, "--output", str(target), "0.02", "2"])
+    assert result.status == 0
+    shown = result.text.splitlines()
+    assert len(shown) == (3 if kind == "--csv" else 2)
+    assert target.read_text() == result.text
+    # a second run continues the file under its one header; stdout gets a header of its own
+    again = run(["stat", "-c", kind, "--output", str(target), "0.02", "1"])
+    assert again.status == 0
+    assert len(again.text.splitlines()) == (2 if kind == "--csv" else 1)
+    assert target.read_text() == result.text + again.text.splitlines(keepends=True)[-1]
+
+
 def test_stat_disk_paths_become_kernel_names(tmp_path: Path) -> None:
     from devutils._cli_system import _disk_names
 
