@@ -496,13 +496,25 @@ def _line_writer(stream: IO[str]) -> Callable[[str], None]:
 
 
 def run_stat(args: argparse.Namespace) -> int:
-    from devutils._sampling import RawSampler  # no dataclasses: a fast start
-
     if args.bits and (args.csv or args.json):
         # CSV and JSON carry bytes/s, as their keys and the Sample fields say: a unit
         # their keys do not show would be read as bytes.
         msg = "argument --bits: sets the table's unit; --csv and --json are always bytes/s"
         raise CliError(msg)
+    if not args.gpu:
+        return _stat(args)
+    from devutils.system import _hold_nvml
+
+    release_nvml = _hold_nvml()  # one NVML start for the run, not one per sample
+    try:
+        return _stat(args)
+    finally:
+        release_nvml()
+
+
+def _stat(args: argparse.Namespace) -> int:
+    from devutils._sampling import RawSampler  # no dataclasses: a fast start
+
     disks = _split(args.disks)
     nics = _split(args.nics)
     gpus: list[GpuInfo] = []

@@ -529,6 +529,29 @@ def _gpus(timeout: float, processes: bool, backend: str) -> tuple[list[GpuInfo],
     return [], GpuProbe(None, 0, "; ".join(reasons))
 
 
+def _hold_nvml() -> Callable[[], None]:
+    """Keep NVML initialized until the returned function is called (a no-op where NVML
+    cannot start), for a loop of `gpu_snapshot` calls.
+
+    NVML counts its initializations, so while it is held each snapshot's own
+    ``nvmlInit``/``nvmlShutdown`` only moves the count, instead of setting the library up
+    and tearing it down every sample (slow without persistence mode; gpustat made the
+    same change for its loop mode, its issue #54).
+    """
+    try:
+        import pynvml
+
+        pynvml.nvmlInit()
+    except Exception:  # not installed, no driver, ...: each snapshot finds out itself
+        return lambda: None
+
+    def release() -> None:
+        with contextlib.suppress(Exception):  # shutting down is best effort
+            pynvml.nvmlShutdown()
+
+    return release
+
+
 def gpu_snapshot(
     *, timeout: float = 5.0, processes: bool = True, backend: str = "auto"
 ) -> list[GpuInfo]:

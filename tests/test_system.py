@@ -1373,6 +1373,26 @@ def test_nvml_reads_the_h200(monkeypatch: pytest.MonkeyPatch) -> None:
     assert result.text.splitlines()[1].endswith(f",100,{32362 * MIB}")
 
 
+def test_stat_gpu_keeps_nvml_initialized_between_samples(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # NVML counts its initializations: held for the run, each sample's own start and
+    # shutdown only move the count, and the library is torn down once, at the end.
+    module, calls = fake_pynvml()
+    monkeypatch.setitem(sys.modules, "pynvml", module)
+    result = run(["stat", "--csv", "--gpu", "-c", "0.02", "3"])
+    assert result.status == 0
+    assert len(result.text.splitlines()) == 4
+    held, torn_down = 0, 0
+    for call in calls:
+        if call in ("nvmlInit", "nvmlShutdown"):
+            held += 1 if call == "nvmlInit" else -1
+            torn_down += held == 0
+    assert held == 0
+    assert torn_down == 1
+    assert calls.count("nvmlInit") == 5  # the hold, the first look and one per sample
+
+
 def test_nvml_not_supported_is_none(monkeypatch: pytest.MonkeyPatch) -> None:
     # MIG: no utilization; Windows (WDDM): no process memory; some boards: no power.
     unsupported = frozenset({"nvmlDeviceGetUtilizationRates", "nvmlDeviceGetPowerUsage"})
