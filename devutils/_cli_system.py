@@ -531,8 +531,9 @@ def _stat(args: argparse.Namespace) -> int:
     if disks or nics:
         _warn_absent_devices(sampler, disks, nics)
     columns = build_columns(args, gpus)
-    # --output's CSV stays bytes/s under --bits, which sets the table's unit only
-    csv_columns = build_columns(args, gpus, bits=False) if args.bits else columns
+    # --output's CSV stays bytes/s under --bits, which sets the table's unit only (and
+    # --bits comes with the table: never with --csv or --json)
+    csv_columns = build_columns(args, gpus, bits=False) if args.bits and args.output else columns
     header = None if args.no_header or args.json else _csv_header(csv_columns)
     target: IO[str] | None = None
     file_header = header
