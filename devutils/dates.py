@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Iterator
-from datetime import date, datetime, time
+from datetime import MAXYEAR, MINYEAR, date, datetime, time
 from typing import TypeVar
 
 __all__ = [
@@ -32,6 +32,8 @@ __all__ = [
 D = TypeVar("D", bound=date)
 
 _DAYS = (0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+_FEBRUARY = 2
+_MONTHS = 12
 _MIDNIGHT = time()
 
 
@@ -40,7 +42,7 @@ def _is_leap(year: int) -> bool:
 
 
 def _dim(year: int, month: int) -> int:
-    if month == 2 and _is_leap(year):
+    if month == _FEBRUARY and _is_leap(year):
         return 29
     return _DAYS[month]
 
@@ -132,7 +134,7 @@ def count_months(start: date, end: date) -> int:
     if e < s:
         msg = f"end must not be before start, got start={start!r}, end={end!r}"
         raise ValueError(msg)
-    return (e.year - s.year) * 12 + (e.month - s.month) + 1
+    return (e.year - s.year) * _MONTHS + (e.month - s.month) + 1
 
 
 def months_between(start: date, end: date) -> int:
@@ -162,7 +164,7 @@ def months_between(start: date, end: date) -> int:
         s, e = start, end
     else:
         s, e = _pair(start, end)
-    months = (e.year - s.year) * 12 + (e.month - s.month)
+    months = (e.year - s.year) * _MONTHS + (e.month - s.month)
     # start + months lands in end's month, on day min(start.day, last day), start's time.
     day = min(s.day, _dim(e.year, e.month))
     if e >= s:
@@ -199,9 +201,9 @@ def add_months(d: D, n: int) -> D:
     """
     _check_date("d", d)
     n = _check_int("n", n)
-    total = d.year * 12 + (d.month - 1) + n
-    year, month0 = divmod(total, 12)
-    if not 1 <= year <= 9999:
+    total = d.year * _MONTHS + (d.month - 1) + n
+    year, month0 = divmod(total, _MONTHS)
+    if not MINYEAR <= year <= MAXYEAR:
         msg = f"add_months({d!r}, {n}) is outside years 1..9999 (year {year})"
         raise OverflowError(msg)
     month = month0 + 1
@@ -232,7 +234,7 @@ def _months_from(year: int, month: int, count: int) -> Iterator[date]:
     for _ in range(count):
         yield date(year, month, 1)
         month += 1
-        if month == 13:
+        if month > _MONTHS:
             year, month = year + 1, 1
 
 
@@ -249,10 +251,10 @@ def days_in_month(year: int, month: int) -> int:
     """
     year = _check_int("year", year)
     month = _check_int("month", month)
-    if not 1 <= year <= 9999:
+    if not MINYEAR <= year <= MAXYEAR:
         msg = f"year must be in 1..9999, got {year}"
         raise ValueError(msg)
-    if not 1 <= month <= 12:
+    if not 1 <= month <= _MONTHS:
         msg = f"month must be in 1..12, got {month}"
         raise ValueError(msg)
     return _dim(year, month)

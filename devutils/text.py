@@ -5,59 +5,66 @@
 the mapping's order, matches never overlap, and replacement text is never scanned
 again. Keys are literal text: regex metacharacters and backslashes mean themselves.
 
-Engines (chosen per `Replacer`, all giving identical output):
-
-* a few keys: a longest-first alternation compiled with `re`;
-* many keys: an Aho-Corasick automaton (`ahocorasick_rs`, leftmost-longest);
-* whole words, or case folding that changes a text's length (``"ß"`` -> ``"ss"``):
-  every overlapping occurrence, filtered and resolved leftmost-longest in Python.
+`Replacer` finds the matches with one of the three engines of `devutils.textsearch`,
+picked per text (``engine=`` forces one, for tests and benchmarks; all give identical
+results): a `re` pattern for a few keys on a short text, and for case-sensitive whole
+words on ASCII text; Aho-Corasick for everything else. Long texts are searched in
+windows of `WINDOW` characters, so memory holds the input, the output and one window's
+matches, never every match at once. `StreamReplacer` replaces text fed in pieces.
 """
 
 from __future__ import annotations
 
+import bisect
 import functools
-import os
 import re
 from collections.abc import Callable, Iterator, Mapping
 from types import MappingProxyType
-from typing import Any, Final
+from typing import Any, Final, Literal, Protocol
 
-import ahocorasick_rs
+from devutils.textsearch import (
+    SURROGATES,
+    AutomatonSearch,
+    ExactSearch,
+    PatternSearch,
+    Span,
+    holds_internal,
+    is_word_char,
+)
 
-from devutils import _stream
-from devutils._stream import FileRefusedError, SupportsRead, SupportsWrite
-
-__all__ = ["FileRefusedError", "Replacement", "Replacer", "is_word_char", "multi_replace"]
+__all__ = [
+    "DEFAULT_CHUNK",
+    "WINDOW",
+    "Engine",
+    "Replacement",
+    "Replacer",
+    "StreamReplacer",
+    "SupportsRead",
+    "SupportsWrite",
+    "is_word_char",
+    "multi_replace",
+]
 
 Replacement = str | Callable[[str], str]
 """A mapping value: the replacement text, or a function of the matched text."""
+Engine = Literal["auto", "re", "automaton", "exact"]
+
+DEFAULT_CHUNK: Final = 1 << 20
+"""Characters read at a time by `Replacer.replace_stream`."""
+WINDOW: Final = 1 << 18
+"""Characters of a long text searched at a time."""
 
 _SMALL: Final = 16
 """Mappings with at most this many keys (and no case folding) use a `re` alternation..."""
 _SHORT: Final = 2000
 """...for texts shorter than this; longer texts use Aho-Corasick (measured in bench/)."""
 _TRIE_MAX: Final = 500
-"""Case-sensitive ``whole_words`` mappings up to this size use a trie-shaped `re`."""
-_START: Final = "\x02"
-_END: Final = "\x03"
-"""Markers of the gaps where a whole word may start or end (see `_mark`)."""
-_FOLD_CHANGES_WORD: Final = "\u0345"
-"""The one character that case-folds to a single character of other word-ness."""
-
+"""Case-sensitive ``whole_words`` mappings up to this size use a trie-shaped `re` pattern
+on ASCII text: 2x the automaton's throughput at 100 English keys (docs/text.md)."""
 _CACHE_SIZE: Final = 32
 
 
-def is_word_char(char: str) -> bool:
-    """Return True if *char* is a word character for ``whole_words``.
-
-    A word character is alphanumeric (`str.isalnum`, so any script's letters and
-    digits) or the underscore: exactly what `re`'s Unicode ``\\w`` matches.
-
-    Examples:
-        >>> [is_word_char(c) for c in "a_9é語+ -"]
-        [True, True, True, True, True, False, False, False]
-    """
-    return char.isalnum() or char == "_"
+# -- validation ------------------------------------------------------------------------
 
 
 def _describe(value: object, limit: int = 80) -> str:
@@ -81,6 +88,16 @@ def _check_text(text: object) -> str:
     return text
 
 
+def _check_pos(pos: object, text: str) -> int:
+    if isinstance(pos, bool) or not isinstance(pos, int):
+        msg = f"pos must be an int, got {_describe(pos)}"
+        raise TypeError(msg)
+    if not 0 <= pos <= len(text):
+        msg = f"pos must be between 0 and len(text) = {len(text)}, got {pos}"
+        raise ValueError(msg)
+    return pos
+
+
 def _snapshot(mapping: object) -> dict[str, Replacement]:
     """Copy and validate a user's mapping."""
     if not isinstance(mapping, Mapping):
@@ -94,11 +111,46 @@ def _snapshot(mapping: object) -> dict[str, Replacement]:
         if not key:
             msg = "mapping keys must be non-empty, got ''"
             raise ValueError(msg)
+        if (surrogate := SURROGATES.search(key)) is not None:
+            msg = (
+                f"mapping keys must be Unicode text, got {key!r} with a lone surrogate at "
+                f"index {surrogate.start()}"
+            )
+            raise ValueError(msg)
         if not isinstance(value, str) and not callable(value):
             msg = f"mapping value for key {key!r} must be str or callable, got {_describe(value)}"
             raise TypeError(msg)
         snapshot[key] = value
     return snapshot
+
+
+def _fold_keys(
+    snapshot: dict[str, Replacement], ignore_case: bool
+) -> tuple[list[str], list[Replacement]]:
+    """The keys as searched (case-folded with *ignore_case*) and their values."""
+    if not ignore_case:
+        return list(snapshot), list(snapshot.values())
+    keys: list[str] = []
+    values: list[Replacement] = []
+    first: dict[str, str] = {}  # folded key -> the first key that folds to it
+    for key, value in snapshot.items():
+        folded = key.casefold()
+        if folded not in first:
+            first[folded] = key
+            keys.append(folded)
+            values.append(value)
+        elif snapshot[first[folded]] != value:
+            other = first[folded]
+            msg = (
+                f"keys {other!r} and {key!r} are equal when case is ignored "
+                f"(both fold to {folded!r}) but map to different values "
+                f"{snapshot[other]!r} and {value!r}"
+            )
+            raise ValueError(msg)
+    return keys, values
+
+
+# -- case ------------------------------------------------------------------------------
 
 
 def _match_case(matched: str, replacement: str) -> str:
@@ -122,6 +174,9 @@ def _title_word(match: re.Match[str]) -> str:
     return word
 
 
+# -- the Replacer ------------------------------------------------------------------------
+
+
 class Replacer:
     """A compiled, immutable set of replacements, applied in one pass.
 
@@ -133,17 +188,21 @@ class Replacer:
         mapping: Keys are the literal strings to find; values are the replacement
             text or a function called with the matched text that returns it.
         ignore_case: Match with full Unicode case folding (``"STRASSE"`` matches
-            ``"straße"``).
+            ``"straße"``; ``"s"`` never matches half of ``"ß"``).
         whole_words: Match only where the characters before and after the match
             are not word characters (see `is_word_char`).
         preserve_case: Give the replacement the matched text's case pattern:
             all upper -> upper, title case -> title case, otherwise as given.
+        engine: ``"auto"`` (the default) picks per text; ``"re"``, ``"automaton"`` or
+            ``"exact"`` forces one (see the module's docstring). Every engine gives the
+            same results: forcing one is for tests and benchmarks.
 
     Raises:
         TypeError: If *mapping* is not a Mapping, a key is not a str, a value is
             neither a str nor callable, or an option is not a bool.
-        ValueError: If a key is empty, or (with *ignore_case*) two keys fold to
-            the same text but map to different values.
+        ValueError: If a key is empty or holds a lone surrogate, (with *ignore_case*)
+            two keys fold to the same text but map to different values, or *engine* is
+            unknown (``"re"`` does not case-fold).
 
     Examples:
         >>> swap = Replacer({"cat": "dog", "dog": "cat"})
@@ -160,40 +219,36 @@ class Replacer:
     """
 
     __slots__ = (
-        "_ac",
-        "_always_changes",
+        "_automaton",
         "_by_key",
-        "_callables",
         "_engine",
+        "_exact",
         "_ignore_case",
         "_keys",
         "_mapping",
         "_max_length",
-        "_overlap_ac",
         "_pattern",
+        "_pattern_when",
         "_plain",
         "_preserve_case",
         "_repl",
-        "_stream_sentinels",
         "_values",
         "_whole_words",
     )
 
-    _ac: ahocorasick_rs.AhoCorasick | None
-    _always_changes: bool
-    _max_length: int
-    _plain: bool
-    _stream_sentinels: tuple[str, str] | None
+    _automaton: AutomatonSearch | None
     _by_key: dict[str, Replacement]
-    _callables: bool
-    _engine: str
+    _engine: Engine
+    _exact: ExactSearch
     _ignore_case: bool
     _keys: list[str]
     _mapping: Mapping[str, Replacement]
-    _overlap_ac: ahocorasick_rs.AhoCorasick | None
-    _pattern: re.Pattern[str] | None
+    _max_length: int
+    _pattern: PatternSearch | None
+    _pattern_when: Literal["always", "short", "ascii", "never"]
+    _plain: bool
     _preserve_case: bool
-    _repl: Callable[[re.Match[str]], str]
+    _repl: Callable[[Any], str]
     _values: list[Replacement]
     _whole_words: bool
 
@@ -204,82 +259,53 @@ class Replacer:
         ignore_case: bool = False,
         whole_words: bool = False,
         preserve_case: bool = False,
+        engine: Engine = "auto",
     ) -> None:
         init = object.__setattr__
         init(self, "_ignore_case", _check_flag("ignore_case", ignore_case))
         init(self, "_whole_words", _check_flag("whole_words", whole_words))
         init(self, "_preserve_case", _check_flag("preserve_case", preserve_case))
+        if engine not in ("auto", "re", "automaton", "exact"):
+            msg = f"engine must be 'auto', 're', 'automaton' or 'exact', got {engine!r}"
+            raise ValueError(msg)
+        if engine == "re" and ignore_case:
+            msg = "engine 're' does not fold case: use 'auto', 'automaton' or 'exact'"
+            raise ValueError(msg)
+        init(self, "_engine", engine)
         snapshot = _snapshot(mapping)
         init(self, "_mapping", MappingProxyType(snapshot))
         init(self, "_by_key", snapshot)
-
-        keys: list[str] = []
-        values: list[Replacement] = []
-        folded_index: dict[str, int] = {}
-        if ignore_case:
-            first_key: dict[str, str] = {}
-            for key, value in snapshot.items():
-                folded = key.casefold()
-                if folded in folded_index:
-                    other = first_key[folded]
-                    if values[folded_index[folded]] != value:
-                        msg = (
-                            f"keys {other!r} and {key!r} are equal when case is ignored "
-                            f"(both fold to {folded!r}) but map to different values "
-                            f"{snapshot[other]!r} and {value!r}"
-                        )
-                        raise ValueError(msg)
-                    continue
-                folded_index[folded] = len(keys)
-                first_key[folded] = key
-                keys.append(folded)
-                values.append(value)
-        else:
-            keys = list(snapshot)
-            values = list(snapshot.values())
+        keys, values = _fold_keys(snapshot, ignore_case)
         init(self, "_keys", keys)
         init(self, "_values", values)
-        init(self, "_callables", any(not isinstance(v, str) for v in values))
-        init(self, "_pattern", None)
-        init(self, "_ac", None)
-        init(self, "_overlap_ac", None)
-        if self._callables or preserve_case:
-            init(self, "_repl", self._general)
-        else:
-            init(self, "_repl", _dict_repl(snapshot))  # type: ignore[arg-type]
-
-        literal = not ignore_case
-        if not keys:
-            engine = "empty"
-        elif whole_words and literal and len(keys) <= _TRIE_MAX:
-            engine = "regex"
-            body = _alternation(keys) if len(keys) <= _SMALL else _trie_pattern(keys)
-            init(self, "_pattern", re.compile(rf"(?<!\w)(?:{body})(?!\w)"))
-        elif whole_words:
-            markers = (_START, _END)
-            texts = [*keys, *(v for v in values if isinstance(v, str))]
-            if any(m in t for t in texts for m in markers):
-                engine = "overlap"
-            else:
-                engine = "marked"
-                init(self, "_ac", _leftmost_longest([_mark_key(key) for key in keys]))
-        elif literal and len(keys) <= _SMALL:
-            engine = "small"
-            init(self, "_pattern", re.compile(_alternation(keys)))
-        else:
-            engine = "ac"
-            init(self, "_ac", _leftmost_longest(keys))
-        init(self, "_engine", engine)
         init(self, "_max_length", max(map(len, keys), default=0))
         # Replacements are plain strings, used as they are: the fast paths apply.
-        init(self, "_plain", not self._callables and not preserve_case)
-        # Every match changes the text (no value equals the only text its key matches).
-        init(
-            self,
-            "_always_changes",
-            self._plain and not ignore_case and all(v != k for k, v in snapshot.items()),
-        )
-        init(self, "_stream_sentinels", None)
+        init(self, "_plain", all(isinstance(v, str) for v in values) and not preserve_case)
+        init(self, "_repl", _dict_repl(snapshot) if self._plain else self._rendered)  # type: ignore[arg-type]
+        self._compile_engines()
+
+    def _compile_engines(self) -> None:
+        """The engines this Replacer may use, and when it may use the `re` one."""
+        keys, engine, whole = self._keys, self._engine, self._whole_words
+        init = object.__setattr__
+        pattern, when = None, "never"
+        if keys and engine == "re":
+            pattern = PatternSearch(keys, whole_words=whole, unicode=whole)
+            when = "always"
+        elif keys and engine == "auto" and not self._ignore_case:
+            if not whole and len(keys) <= _SMALL:
+                pattern, when = PatternSearch(keys, whole_words=False, unicode=False), "short"
+            elif whole and len(keys) <= _TRIE_MAX:
+                pattern, when = PatternSearch(keys, whole_words=True, unicode=False), "ascii"
+        init(self, "_pattern", pattern)
+        init(self, "_pattern_when", when)
+        automaton = None
+        if keys and engine in ("auto", "automaton") and not holds_internal(keys):
+            automaton = AutomatonSearch(keys, whole_words=whole, ignore_case=self._ignore_case)
+        init(self, "_automaton", automaton)
+        eager = bool(keys) and automaton is None and when != "always"
+        exact = ExactSearch(keys, whole_words=whole, ignore_case=self._ignore_case, eager=eager)
+        init(self, "_exact", exact)
 
     # -- immutability and pickling -------------------------------------------------
 
@@ -292,10 +318,8 @@ class Replacer:
         raise AttributeError(msg)
 
     def __reduce__(self) -> tuple[Callable[..., Replacer], tuple[object, ...]]:
-        return (
-            _rebuild,
-            (dict(self._mapping), self._ignore_case, self._whole_words, self._preserve_case),
-        )
+        options = (self._ignore_case, self._whole_words, self._preserve_case, self._engine)
+        return (_rebuild, (dict(self._mapping), *options))
 
     def __repr__(self) -> str:
         options = "".join(
@@ -307,7 +331,8 @@ class Replacer:
             )
             if on
         )
-        return f"Replacer(<{len(self._mapping)} keys>{options})"
+        engine = "" if self._engine == "auto" else f", engine={self._engine!r}"
+        return f"Replacer(<{len(self._mapping)} keys>{options}{engine})"
 
     @property
     def mapping(self) -> Mapping[str, Replacement]:
@@ -329,6 +354,14 @@ class Replacer:
         """Whether replacements take the matched text's case pattern."""
         return self._preserve_case
 
+    @property
+    def max_match_length(self) -> int:
+        """The most characters of text one match can cover (0 for an empty mapping).
+
+        Streaming keeps this many characters (plus one) back between chunks.
+        """
+        return self._max_length
+
     # -- replacing ------------------------------------------------------------------
 
     def __call__(self, text: str) -> str:
@@ -346,12 +379,8 @@ class Replacer:
             'baab'
         """
         pattern = self._pattern
-        if (
-            type(text) is str
-            and pattern is not None
-            and (self._engine == "regex" or len(text) < _SHORT)
-        ):
-            return pattern.sub(self._repl, text)
+        if type(text) is str and pattern is not None and self._pattern_applies(text, 0, len(text)):
+            return pattern.pattern.sub(self._repl, text)  # type: ignore[no-any-return]
         return self.replace_count(text)[0]
 
     def replace_count(self, text: str) -> tuple[str, int]:
@@ -362,17 +391,87 @@ class Replacer:
             ('C# not C++11', 1)
         """
         _check_text(text)
-        engine = self._engine
-        if engine == "empty":
+        pattern = self._pattern
+        if pattern is not None and self._pattern_applies(text, 0, len(text)):
+            return pattern.pattern.subn(self._repl, text)  # type: ignore[no-any-return]
+        parts: list[str] = []
+        position = count = 0
+        for spans in self._windows(text, 0):
+            if spans:
+                parts.append(self._assemble(text, spans, position))
+                position = spans[-1][2]
+                count += len(spans)
+        if not count:
             return text, 0
-        if self._pattern is not None and (engine == "regex" or len(text) < _SHORT):
-            return self._pattern.subn(self._repl, text)
-        matches, haystack = self._find(text)
-        if not matches:
-            return text, 0
-        return self._assemble(haystack, matches, marked=haystack is not text), len(matches)
+        parts.append(text[position:])
+        return "".join(parts), count
 
-    def _general(self, match: re.Match[str]) -> str:
+    def iter_matches(self, text: str, pos: int = 0) -> Iterator[tuple[int, int, str]]:
+        """Yield ``(start, end, replacement)`` for each match in ``text[pos:]``, left to right.
+
+        Like `re.Pattern.finditer`'s *pos*, the characters before *pos* are not searched
+        but still count as context: with ``whole_words`` a match at *pos* must not follow
+        a word character. `StreamReplacer` is built on this method alone.
+
+        Raises:
+            TypeError: If *text* is not a str or *pos* not an int.
+            ValueError: If *pos* is outside ``0..len(text)``.
+
+        Examples:
+            >>> list(Replacer({"ab": "X", "b": "Y"}).iter_matches("abb"))
+            [(0, 2, 'X'), (2, 3, 'Y')]
+            >>> list(Replacer({"b": "Y"}, whole_words=True).iter_matches("ab b", 1))
+            [(3, 4, 'Y')]
+        """
+        _check_text(text)
+        return self._matches(text, _check_pos(pos, text))
+
+    def _matches(self, text: str, pos: int) -> Iterator[tuple[int, int, str]]:
+        for spans in self._windows(text, pos):
+            for key_index, start, end in spans:
+                yield start, end, self._value_for(key_index, text[start:end])
+
+    def replace_stream(
+        self,
+        reader: SupportsRead,
+        writer: SupportsWrite,
+        *,
+        chunk_size: int = DEFAULT_CHUNK,
+    ) -> int:
+        """Copy text from *reader* to *writer* with replacements; return how many were made.
+
+        Reads *chunk_size* characters at a time, so memory stays bounded by the chunk
+        size and the longest key, and the output is exactly ``self.replace(whole_text)``:
+        matches that straddle chunk boundaries and ``whole_words`` checks at those
+        boundaries come out the same. Open files with ``newline=""`` so that line endings
+        pass through unchanged.
+
+        Raises:
+            TypeError: If *chunk_size* is not an int.
+            ValueError: If *chunk_size* is not positive.
+
+        Examples:
+            >>> import io
+            >>> out = io.StringIO()
+            >>> Replacer({"new york": "NYC"}).replace_stream(io.StringIO("new york, new york"),
+            ...                                              out, chunk_size=3)
+            2
+            >>> out.getvalue()
+            'NYC, NYC'
+        """
+        chunk_size = _check_chunk_size(chunk_size)
+        stream = StreamReplacer(self)
+        while chunk := reader.read(chunk_size):
+            if out := stream.feed(chunk):
+                writer.write(out)
+        if out := stream.finish():
+            writer.write(out)
+        return stream.count
+
+    # -- rendering ------------------------------------------------------------------
+
+    def _rendered(self, match: Any) -> str:
+        """The `re` engine's replacement function for callables and preserve_case."""
         matched = match.group()
         return self._render(self._by_key[matched], matched)
 
@@ -387,272 +486,73 @@ class Replacer:
             return _match_case(matched, value)
         return value
 
-    def _find(self, text: str) -> tuple[list[tuple[int, int, int]], str]:
-        """Return leftmost-longest ``(key_index, start, end)`` and the string they index.
-
-        That string is *text*, or for the "marked" engine *text* with word-boundary
-        markers inserted (see `_mark`), which `_assemble` removes again.
-        """
-        engine = self._engine
-        if engine == "small" and self._ac is None:
-            assert self._pattern is not None  # long text, few keys: Aho-Corasick is faster
-            object.__setattr__(self, "_ac", _leftmost_longest(self._keys))
-        automaton = self._ac
-        if engine == "overlap" or automaton is None:
-            return self._find_overlapping(text), text
-        haystack = text
-        if engine == "marked":
-            if _START in text or _END in text or (self._ignore_case and _FOLD_CHANGES_WORD in text):
-                return self._find_overlapping(text), text
-            haystack = _mark(text)
-        if not self._ignore_case:
-            return automaton.find_matches_as_indexes(haystack), haystack
-        folded = haystack.casefold()
-        if len(folded) == len(haystack):
-            # Every character folded to exactly one character: positions agree.
-            return automaton.find_matches_as_indexes(folded), haystack
-        return self._find_overlapping(text), text
-
-    def _find_overlapping(self, text: str) -> list[tuple[int, int, int]]:
-        """Resolve every overlapping occurrence leftmost-longest (exact, slower)."""
-        automaton = self._overlap_ac
-        if automaton is None:
-            automaton = ahocorasick_rs.AhoCorasick(self._keys)
-            object.__setattr__(self, "_overlap_ac", automaton)
-        haystack = text
-        origin: list[int] | None = None
-        if self._ignore_case:
-            haystack = text.casefold()
-            if len(haystack) != len(text):
-                # origin[i]: index in text of the character whose folding starts at
-                # folded index i, or -1 inside a multi-character folding.
-                origin = [-1] * (len(haystack) + 1)
-                position = 0
-                for index, char in enumerate(text):
-                    origin[position] = index
-                    position += len(char.casefold())
-                origin[position] = len(text)
-        whole = self._whole_words
-        best: dict[int, tuple[int, int]] = {}
-        for key_index, found_start, found_end in automaton.find_matches_as_indexes(
-            haystack, overlapping=True
-        ):
-            start, end = found_start, found_end
-            if origin is not None:
-                start, end = origin[found_start], origin[found_end]
-                if start < 0 or end < 0:
-                    continue
-            if whole and (
-                (start > 0 and is_word_char(text[start - 1]))
-                or (end < len(text) and is_word_char(text[end]))
-            ):
-                continue
-            previous = best.get(start)
-            if previous is None or end > previous[0]:
-                best[start] = (end, key_index)
-        chosen: list[tuple[int, int, int]] = []
-        position = 0
-        for start in sorted(best):
-            if start >= position:
-                end, key_index = best[start]
-                chosen.append((key_index, start, end))
-                position = end
-        return chosen
-
-    def _assemble(self, haystack: str, matches: list[tuple[int, int, int]], *, marked: bool) -> str:
-        values = self._values
-        pieces: list[str] = []
-        append = pieces.append
-        position = 0
-        if not self._callables and not self._preserve_case:
-            for key_index, start, end in matches:
-                append(haystack[position:start])
-                append(values[key_index])  # type: ignore[arg-type]
-                position = end
-            append(haystack[position:])
-            result = "".join(pieces)
-            return _unmark(result) if marked else result
-        render = self._render
-        for key_index, start, end in matches:
-            gap = haystack[position:start]
-            matched = haystack[start:end]
-            if marked:
-                gap, matched = _unmark(gap), _unmark(matched)
-            append(gap)
-            append(render(values[key_index], matched))
-            position = end
-        append(_unmark(haystack[position:]) if marked else haystack[position:])
-        return "".join(pieces)
-
-    # -- streams -------------------------------------------------------------------
-
-    def iter_matches(self, text: str) -> Iterator[tuple[int, int, str]]:
-        """Yield ``(start, end, replacement)`` for each match, left to right.
-
-        Examples:
-            >>> list(Replacer({"ab": "X", "b": "Y"}).iter_matches("abb"))
-            [(0, 2, 'X'), (2, 3, 'Y')]
-        """
-        _check_text(text)
-        for key_index, start, end in self._spans(text):
-            yield start, end, self._value_for(key_index, text[start:end])
-
     def _value_for(self, key_index: int, matched: str) -> str:
-        """Render the replacement of one match (`key_index` -1: look up the matched text)."""
-        value = self._values[key_index] if key_index >= 0 else self._by_key[matched]
+        """Render the replacement of one match."""
+        value = self._values[key_index]
+        if self._plain:
+            return value  # type: ignore[return-value]
         return self._render(value, matched)
 
-    def _spans(self, text: str) -> list[tuple[int, int, int]]:
-        """Leftmost-longest ``(key_index, start, end)`` in *text*'s own positions.
+    def _assemble(self, text: str, spans: list[Span], position: int) -> str:
+        """*text* from *position* to the last span's end, with the spans replaced."""
+        pieces: list[str] = []
+        append = pieces.append
+        if self._plain:
+            values = self._values
+            for key_index, start, end in spans:
+                append(text[position:start])
+                append(values[key_index])  # type: ignore[arg-type]
+                position = end
+        else:
+            for key_index, start, end in spans:
+                append(text[position:start])
+                append(self._value_for(key_index, text[start:end]))
+                position = end
+        return "".join(pieces)
 
-        ``key_index`` is -1 where the matched text itself is the key (the `re` engines).
+    # -- searching ------------------------------------------------------------------
+
+    def _pattern_applies(self, text: str, start: int, stop: int) -> bool:
+        """Whether the `re` engine is the one for ``text[start:stop]``."""
+        when, pattern = self._pattern_when, self._pattern
+        if when == "short":
+            return stop - start < _SHORT
+        if when == "ascii":
+            return pattern is not None and pattern.exact_on(text, start, stop)
+        return when == "always"
+
+    def _windows(self, text: str, pos: int) -> Iterator[list[Span]]:
+        """The leftmost-longest ``(key_index, start, end)`` of ``text[pos:]``, one list
+        per window of `WINDOW` characters.
+
+        A window's search reaches `max_match_length` characters past its end, so every
+        match that starts in it is whole and checked against the character after it; the
+        next window starts where the last of those ends (or at the window's end).
         """
-        if self._engine == "empty":
-            return []
-        pattern = self._pattern
-        if pattern is not None and (self._engine == "regex" or len(text) < _SHORT):
-            return [(-1, *match.span()) for match in pattern.finditer(text)]
-        matches, haystack = self._find(text)
-        if haystack is text:
-            return matches
-        # Positions in the marked text: subtract the markers before and inside each match.
-        spans: list[tuple[int, int, int]] = []
-        count = haystack.count
-        removed = previous = 0
-        for key_index, start, end in matches:
-            removed += count(_START, previous, start) + count(_END, previous, start)
-            inside = count(_START, start, end) + count(_END, start, end)
-            spans.append((key_index, start - removed, end - removed - inside))
-            removed += inside
-            previous = end
-        return spans
+        if not self._keys:
+            return
+        keep = self._max_length + 1
+        length = len(text)
+        while pos < length:
+            stop = pos + WINDOW
+            if stop + keep >= length:
+                yield self._spans(text, pos, length)
+                return
+            spans = self._spans(text, pos, stop + keep)
+            cut = bisect.bisect_left(spans, stop, key=lambda span: span[1])
+            yield spans[:cut]
+            pos = max(stop, spans[cut - 1][2]) if cut else stop
 
-    @property
-    def max_match_length(self) -> int:
-        """The most characters of text one match can cover (0 for an empty mapping).
-
-        Streaming keeps this many characters (plus one) back between chunks.
-        """
-        return self._max_length
-
-    def replace_stream(
-        self,
-        reader: SupportsRead,
-        writer: SupportsWrite,
-        *,
-        chunk_size: int = _stream.DEFAULT_CHUNK,
-    ) -> int:
-        """Copy text from *reader* to *writer* with replacements; return how many were made.
-
-        Reads *chunk_size* characters at a time, so memory stays bounded by the chunk
-        size and the longest key, and the output is exactly ``self.replace(whole_text)``:
-        matches that straddle chunk boundaries and ``whole_words`` checks at those
-        boundaries come out the same. Open files with ``newline=""`` so that line endings
-        pass through unchanged.
-
-        Raises:
-            ValueError: If *chunk_size* is not a positive int.
-
-        Examples:
-            >>> import io
-            >>> out = io.StringIO()
-            >>> Replacer({"new york": "NYC"}).replace_stream(io.StringIO("new york, new york"),
-            ...                                              out, chunk_size=3)
-            2
-            >>> out.getvalue()
-            'NYC, NYC'
-        """
-        return _stream.replace_stream(self, reader, writer, chunk_size=chunk_size)
-
-    def replace_file(
-        self,
-        path: str | os.PathLike[str],
-        *,
-        encoding: str = "utf-8",
-        backup_suffix: str | None = None,
-        chunk_size: int = _stream.DEFAULT_CHUNK,
-    ) -> int:
-        """Rewrite the file at *path* in place, atomically; return the number of replacements.
-
-        The file is streamed through a temporary file in the same directory, which is
-        flushed, fsynced, given the original's permission bits (and owner, where allowed)
-        and renamed over the original with `os.replace`: at every moment the file is
-        wholly old or wholly new. A file with nothing to change is not rewritten (its
-        mtime stays). A symlink is followed and its target rewritten. Line endings and
-        every byte outside the matches are kept exactly.
-
-        Args:
-            path: The file to rewrite.
-            encoding: Its text encoding.
-            backup_suffix: If given, keep the original as ``path + backup_suffix`` (next
-                to the symlink's target when *path* is a symlink), like ``sed -i.bak``.
-            chunk_size: Characters read at a time.
-
-        Raises:
-            devutils.text.FileRefusedError: If the file is binary (has a NUL character),
-                does not decode, or the result cannot be encoded; the file is untouched.
-            OSError: If the file cannot be read or written; the file is untouched.
-        """
-        return _stream.replace_file(
-            self, path, encoding=encoding, backup_suffix=backup_suffix, chunk_size=chunk_size
-        )
-
-
-def _alternation(keys: list[str]) -> str:
-    """A longest-first alternation: with literal keys, `re` then matches leftmost-longest."""
-    return "|".join(map(re.escape, sorted(keys, key=len, reverse=True)))
-
-
-def _trie_pattern(keys: list[str]) -> str:
-    """A trie-shaped pattern; sibling branches start with distinct characters, and each
-    optional tail is greedy, so `re` backtracks from the longest key to shorter ones."""
-    trie: dict[str, dict[str, Any]] = {}
-    for key in keys:
-        node = trie
-        for char in key:
-            node = node.setdefault(char, {})
-        node[""] = {}
-
-    def build(node: dict[str, dict[str, Any]]) -> str:
-        branches = [re.escape(char) + build(child) for char, child in node.items() if char]
-        if not branches:
-            return ""
-        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
-        return f"(?:{body})?" if "" in node else body
-
-    return build(trie)
-
-
-def _leftmost_longest(keys: list[str]) -> ahocorasick_rs.AhoCorasick:
-    return ahocorasick_rs.AhoCorasick(keys, matchkind=ahocorasick_rs.MatchKind.LeftmostLongest)
-
-
-def _mark(text: str) -> str:
-    """Insert `_START` in every gap where a whole word may start and `_END` where one may end.
-
-    Gap ``g`` (before ``text[g]``) gets `_END` if ``text[g]`` is not a word character
-    (or ``g == len(text)``), then `_START` if ``text[g - 1]`` is not one (or ``g == 0``).
-    A key, marked the same way inside and framed by `_START` ... `_END` (`_mark_key`),
-    then occurs in the marked text exactly where it occurs as a whole word, so plain
-    leftmost-longest search enforces the word boundaries. Built with C-speed
-    `str.replace` calls, one per distinct non-word character.
-    """
-    for char in {char for char in set(text) if not is_word_char(char)}:
-        text = text.replace(char, f"{_END}{char}{_START}")
-    return f"{_START}{text}{_END}".replace(_START + _END, _END + _START)
-
-
-def _mark_key(key: str) -> str:
-    marked = _mark(key)
-    if not is_word_char(key[0]):  # drop the leading gap's _END ...
-        marked = marked[1:]
-    if not is_word_char(key[-1]):  # ... and the trailing gap's _START
-        marked = marked[:-1]
-    return marked
-
-
-def _unmark(text: str) -> str:
-    return text.replace(_START, "").replace(_END, "")
+    def _spans(self, text: str, start: int, stop: int) -> list[Span]:
+        """Leftmost-longest ``(key_index, start, end)`` in ``text[start:stop]``, in
+        *text*'s positions, with ``text[start - 1]`` as the context before."""
+        if self._pattern is not None and self._pattern_applies(text, start, stop):
+            return self._pattern.spans(text, start, stop)
+        if self._automaton is not None:
+            spans = self._automaton.spans(text, start, stop)
+            if spans is not None:
+                return spans
+        return self._exact.spans(text, start, stop)
 
 
 def _dict_repl(table: dict[str, str]) -> Callable[[re.Match[str]], str]:
@@ -663,11 +563,111 @@ def _dict_repl(table: dict[str, str]) -> Callable[[re.Match[str]], str]:
 
 
 def _rebuild(
-    mapping: dict[str, Replacement], ignore_case: bool, whole_words: bool, preserve_case: bool
+    mapping: dict[str, Replacement],
+    ignore_case: bool,
+    whole_words: bool,
+    preserve_case: bool,
+    engine: Engine = "auto",
 ) -> Replacer:
     return Replacer(
-        mapping, ignore_case=ignore_case, whole_words=whole_words, preserve_case=preserve_case
+        mapping,
+        ignore_case=ignore_case,
+        whole_words=whole_words,
+        preserve_case=preserve_case,
+        engine=engine,
     )
+
+
+# -- streams -----------------------------------------------------------------------------
+
+
+class SupportsRead(Protocol):
+    def read(self, size: int = ..., /) -> str: ...
+
+
+class SupportsWrite(Protocol):
+    def write(self, text: str, /) -> object: ...
+
+
+def _check_chunk_size(chunk_size: object) -> int:
+    """Return *chunk_size* if it is a positive int (TypeError or ValueError if not)."""
+    if isinstance(chunk_size, bool) or not isinstance(chunk_size, int):
+        msg = f"chunk_size must be an int, got {_describe(chunk_size)}"
+        raise TypeError(msg)
+    if chunk_size < 1:
+        msg = f"chunk_size must be positive, got {chunk_size}"
+        raise ValueError(msg)
+    return chunk_size
+
+
+class StreamReplacer:
+    """Feed text in pieces; get back exactly what replacing the whole text would give.
+
+    With keys of at most ``L`` characters (`Replacer.max_match_length`), a match that
+    starts more than ``L`` characters before the end of the text fed so far is final:
+    its longest key fits, and so does the character after it, which ``whole_words``
+    looks at. So each piece gives back the output up to that point and keeps the rest
+    (under ``L + 1`` characters, or the tail of a final match); the last character given
+    back stays as the context of the next search (`Replacer.iter_matches`'s *pos*).
+
+    Examples:
+        >>> stream = StreamReplacer(Replacer({"new york": "NYC"}))
+        >>> stream.feed("new yo") + stream.feed("rk, new") + stream.feed(" york") + stream.finish()
+        'NYC, NYC'
+        >>> stream.count, stream.changed
+        (2, True)
+    """
+
+    def __init__(self, replacer: Replacer) -> None:
+        given: object = replacer
+        if not isinstance(given, Replacer):
+            msg = f"replacer must be a Replacer, got {_describe(given)}"
+            raise TypeError(msg)
+        self._replacer = replacer
+        self._keep = replacer.max_match_length + 1
+        self._buffer = ""
+        self._previous = ""  # the last character given back
+        self.count = 0
+        """Replacements made so far."""
+        self.changed = False
+        """Whether a replacement differed from the text it replaced."""
+
+    def feed(self, text: str) -> str:
+        """Add *text*; return the output that is now final."""
+        self._buffer += _check_text(text)
+        if len(self._buffer) < 2 * self._keep:
+            return ""
+        return self._process(final=False)
+
+    def finish(self) -> str:
+        """Return the rest of the output."""
+        return self._process(final=True)
+
+    def _process(self, *, final: bool) -> str:
+        haystack = self._previous + self._buffer
+        offset = len(self._previous)
+        commit = len(haystack) if final else len(haystack) - self._keep
+        pieces: list[str] = []
+        position = offset
+        changed = self.changed
+        for start, end, value in self._replacer.iter_matches(haystack, offset):
+            if start >= commit:
+                break
+            pieces += (haystack[position:start], value)
+            if not changed and value != haystack[start:end]:
+                changed = True
+            position = end
+            self.count += 1
+        self.changed = changed
+        upto = max(commit, position)
+        pieces.append(haystack[position:upto])
+        if upto > offset:
+            self._previous = haystack[upto - 1]
+        self._buffer = haystack[upto:]
+        return "".join(pieces)
+
+
+# -- multi_replace -----------------------------------------------------------------------
 
 
 @functools.lru_cache(maxsize=_CACHE_SIZE)
@@ -683,10 +683,6 @@ def _cached(
 
 
 _last: tuple[Mapping[str, Replacement], tuple[bool, bool, bool], Replacer] | None = None
-
-
-def _is_mapping(value: object) -> bool:
-    return isinstance(value, Mapping)
 
 
 def multi_replace(
@@ -715,8 +711,8 @@ def multi_replace(
         preserve_case: See `Replacer`.
 
     Raises:
-        TypeError: If *text* is not a str, or *mapping* is not a Mapping of
-            non-empty str keys to str or callable values.
+        TypeError: If *text* is not a str, *mapping* is not a Mapping of non-empty str
+            keys to str or callable values, or an option is not a bool.
         ValueError: If a key is empty, or two keys fold together with different
             values under *ignore_case*.
 
@@ -735,7 +731,11 @@ def multi_replace(
     """
     global _last  # noqa: PLW0603 - a one-entry cache, replaced whole (thread-safe)
     _check_text(text)
-    options = (ignore_case, whole_words, preserve_case)
+    options = (
+        _check_flag("ignore_case", ignore_case),
+        _check_flag("whole_words", whole_words),
+        _check_flag("preserve_case", preserve_case),
+    )
     last = _last
     # The same dict as last time, still equal to the snapshot compiled then: reuse it
     # (a C-level dict comparison; cheaper than hashing the items of a large mapping).
@@ -746,8 +746,9 @@ def multi_replace(
         and mapping == last[2]._by_key
     ):
         return last[2].replace(text)
-    if not _is_mapping(mapping):
-        _snapshot(mapping)  # raises the documented TypeError
+    given: object = mapping
+    if not isinstance(given, Mapping):
+        _snapshot(given)  # raises the documented TypeError
     try:
         replacer = _cached(tuple(mapping.items()), *options)
     except TypeError as exc:

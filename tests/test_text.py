@@ -2,27 +2,24 @@
 
 from __future__ import annotations
 
-import contextlib
+import io
 import pickle
 import re
 import sys
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from unittest import mock
 
 import pytest
+import regex
 from hypothesis import given
 from hypothesis import strategies as st
 
-from devutils import text as text_module
-from devutils.text import Replacement, Replacer, is_word_char, multi_replace
+from devutils.text import Engine, Replacement, Replacer, is_word_char, multi_replace
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "text.md"
-
-
-# -- the simple reference --------------------------------------------------------------
 
 
 def reference(
@@ -69,9 +66,6 @@ def _title(word: str) -> str:
         return word
     i = cased[0]
     return word[:i] + word[i].upper() + word[i + 1 :].lower()
-
-
-# -- worked examples ---------------------------------------------------------------------
 
 
 def test_ruby_gsub_idiom() -> None:
@@ -135,9 +129,6 @@ def test_replace_count_and_call() -> None:
     assert replacer("cat") == replacer.replace("cat") == "dog"
 
 
-# -- options -----------------------------------------------------------------------------
-
-
 @pytest.mark.parametrize(
     ("text", "key", "expected"),
     [
@@ -197,9 +188,6 @@ def test_options_must_be_bool() -> None:
         Replacer({"a": "b"}, ignore_case=1)  # type: ignore[arg-type]
 
 
-# -- errors ------------------------------------------------------------------------------
-
-
 def test_empty_key_is_refused() -> None:
     with pytest.raises(ValueError, match="mapping keys must be non-empty"):
         multi_replace("a", {"": "b"})
@@ -228,9 +216,6 @@ def test_non_str_text(text: object) -> None:
 def test_non_mapping(mapping: object) -> None:
     with pytest.raises(TypeError, match="mapping must be a Mapping"):
         multi_replace("a", mapping)  # type: ignore[arg-type]
-
-
-# -- caching, immutability, pickling, threads, processes -----------------------------------
 
 
 def test_multi_replace_sees_dict_mutation() -> None:
@@ -291,7 +276,7 @@ def test_replacer_is_a_snapshot_and_immutable() -> None:
 @pytest.mark.parametrize("options", [{}, {"ignore_case": True}, {"whole_words": True}])
 def test_pickle_round_trip(size: int, options: dict[str, bool]) -> None:
     mapping = {f"k{i}": f"v{i}" for i in range(size)} | {"new": "old", "new york": "NYC"}
-    replacer = Replacer(mapping, **options)
+    replacer = Replacer(mapping, **options)  # type: ignore[arg-type]
     clone = pickle.loads(pickle.dumps(replacer))
     text = "new york k1 K2 new"
     assert clone(text) == replacer(text)
@@ -324,31 +309,8 @@ def test_threads_share_one_replacer() -> None:
     assert results == [expected] * 80
 
 
-# -- properties against the reference ------------------------------------------------------
-
-ENGINES = ["default", "regex", "automaton", "overlap"]
-
-
-@contextlib.contextmanager
-def engine(name: str) -> Iterator[None]:
-    """Force every Replacer built inside to one engine (thresholds are read at build)."""
-    with contextlib.ExitStack() as stack:
-        if name in ("regex", "automaton"):
-            stack.enter_context(mock.patch.object(text_module, "_SMALL", 0))
-        if name == "regex":
-            stack.enter_context(mock.patch.object(text_module, "_TRIE_MAX", 10**9))
-        if name == "automaton":
-            stack.enter_context(mock.patch.object(text_module, "_TRIE_MAX", 0))
-            stack.enter_context(mock.patch.object(text_module, "_SHORT", 0))
-        if name == "overlap":
-
-            def overlap(self: Replacer, text: str) -> tuple[list[tuple[int, int, int]], str]:
-                return self._find_overlapping(text), text
-
-            stack.enter_context(mock.patch.object(Replacer, "_find", overlap))
-            stack.enter_context(mock.patch.object(text_module, "_SHORT", 0))
-        yield
-
+ENGINES: list[Engine] = ["auto", "re", "automaton", "exact"]
+CASELESS_ENGINES: list[Engine] = ["auto", "automaton", "exact"]  # "re" does not fold case
 
 ALPHABET = "abAB sSß_-.é"
 keys = st.text(ALPHABET, min_size=1, max_size=4)
@@ -364,6 +326,14 @@ def mappings(draw: st.DrawFn) -> dict[str, str]:
     return mapping
 
 
+def replaced_by_matches(replacer: Replacer, text: str) -> str:
+    pieces, position = [], 0
+    for start, end, replacement in replacer.iter_matches(text):
+        pieces += [text[position:start], replacement]
+        position = end
+    return "".join(pieces) + text[position:]
+
+
 @given(
     text=st.text(ALPHABET, max_size=30),
     mapping=mappings(),
@@ -371,19 +341,22 @@ def mappings(draw: st.DrawFn) -> dict[str, str]:
     name=st.sampled_from(ENGINES),
 )
 def test_matches_reference(
-    text: str, mapping: dict[str, str], whole_words: bool, name: str
+    text: str, mapping: dict[str, str], whole_words: bool, name: Engine
 ) -> None:
     expected = reference(text, mapping, whole_words=whole_words)
-    with engine(name):
-        replacer = Replacer(mapping, whole_words=whole_words)
-        assert replacer(text) == expected
-        assert replacer.replace_count(text)[0] == expected
-        pieces, position = [], 0
-        for start, end, replacement in replacer.iter_matches(text):
-            pieces += [text[position:start], replacement]
-            position = end
-        assert "".join(pieces) + text[position:] == expected
+    replacer = Replacer(mapping, whole_words=whole_words, engine=name)
+    assert replacer(text) == expected
+    assert replacer.replace_count(text)[0] == expected
+    assert replaced_by_matches(replacer, text) == expected
     assert multi_replace(text, mapping, whole_words=whole_words) == expected
+
+
+def without_conflicts(mapping: dict[str, str]) -> dict[str, str]:
+    """*mapping* with every key that folds like an earlier one given that one's value."""
+    folded: dict[str, str] = {}
+    for key, value in mapping.items():
+        folded.setdefault(key.casefold(), value)
+    return {key: folded[key.casefold()] for key in mapping}
 
 
 @given(
@@ -391,39 +364,184 @@ def test_matches_reference(
     mapping=mappings(),
     whole_words=st.booleans(),
     preserve_case=st.booleans(),
-    name=st.sampled_from(ENGINES),
+    name=st.sampled_from(CASELESS_ENGINES),
 )
 def test_ignore_case_matches_reference(
-    text: str, mapping: dict[str, str], whole_words: bool, preserve_case: bool, name: str
+    text: str, mapping: dict[str, str], whole_words: bool, preserve_case: bool, name: Engine
 ) -> None:
-    folded: dict[str, str] = {}
-    for key, value in mapping.items():
-        folded.setdefault(key.casefold(), value)
-    mapping = {key: folded[key.casefold()] for key in mapping}  # no conflicting keys
+    mapping = without_conflicts(mapping)
     options = {"ignore_case": True, "whole_words": whole_words, "preserve_case": preserve_case}
     expected = reference(text, mapping, **options)
-    with engine(name):
-        assert Replacer(mapping, **options)(text) == expected
-        functions = {fold: (lambda _m, v=value: v) for fold, value in folded.items()}
-        with_callables = {key: functions[key.casefold()] for key in mapping}
-        assert Replacer(with_callables, **options)(text) == expected
+    assert Replacer(mapping, **options, engine=name)(text) == expected
+    functions = {key.casefold(): (lambda _m, v=value: v) for key, value in mapping.items()}
+    with_callables = {key: functions[key.casefold()] for key in mapping}
+    assert Replacer(with_callables, **options, engine=name)(text) == expected
 
 
-def test_fold_changes_word_constant_is_complete() -> None:
-    changed = {
-        chr(i)
-        for i in range(sys.maxunicode + 1)
-        if len(chr(i).casefold()) == 1 and is_word_char(chr(i)) != is_word_char(chr(i).casefold())
-    }
-    assert changed == {text_module._FOLD_CHANGES_WORD}
+# -- every script: Unicode's word characters, case folding, surrogates ------------------------
+
+UNICODE_WORD = regex.compile(r"\w")
+"""The definition whole_words promises (UTS #18 Annex C), straight from `regex`."""
+
+
+def unicode_reference(text: str, mapping: Mapping[str, str], **options: bool) -> str:
+    """`reference` with word characters decided by `regex` itself, not devutils."""
+    fold: Callable[[str], str] = str.casefold if options.get("ignore_case") else str
+    table = {fold(key): value for key, value in mapping.items()}
+    whole = options.get("whole_words", False)
+
+    def word(char: str) -> bool:
+        return UNICODE_WORD.match(char) is not None
+
+    longest = max(map(len, table), default=0)  # a match covers at most this many characters
+    out: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        for j in range(min(n, i + longest), i, -1):
+            piece = fold(text[i:j])
+            if piece in table and not (
+                whole and ((i > 0 and word(text[i - 1])) or (j < n and word(text[j])))
+            ):
+                out.append(table[piece])
+                i = j
+                break
+        else:
+            out.append(text[i])
+            i += 1
+    return "".join(out)
+
+
+# Devanagari, Bengali, Tamil, Thai, pointed Hebrew, Arabic with harakat, NFD Latin, Greek
+# with final sigma, German, ligatures, a ZWJ family emoji, a lone surrogate, and the
+# private-use characters the automaton uses internally.
+SCRIPT_CHARS = (
+    "हिन्दी भाषा"
+    "বাংলা"
+    "தமிழ்"
+    "ภาษาไทย"
+    "שָׁלוֹם"
+    "مَرْحَبًا"
+    "cafe\u0301"
+    "ΟΔΟΣ οδός ς"
+    "Straße STRASSE ẞ"
+    "ﬁnd ﬀ ŉ İı"
+    "👨\u200d👩\u200d👧 👍🏽"
+    " .,-_"
+    "\udcff\U0010fffd\U0010ff00"
+)
+script_text = st.text(st.sampled_from(sorted(set(SCRIPT_CHARS))), max_size=24)
+script_keys = st.text(
+    st.sampled_from(sorted(set(SCRIPT_CHARS) - {"\udcff"})), min_size=1, max_size=4
+)
+
+
+@st.composite
+def script_mappings(draw: st.DrawFn) -> dict[str, str]:
+    text = draw(script_text)
+    # keys mostly drawn from the text itself, so that they occur
+    pieces = st.integers(0, max(len(text) - 1, 0)).flatmap(
+        lambda i: st.integers(i + 1, min(len(text), i + 4)).map(lambda j: text[i:j])
+    )
+    drawn = draw(st.lists(pieces if text else script_keys, max_size=5))
+    drawn += draw(st.lists(script_keys, max_size=3))
+    keys_ = [key for key in drawn if key and not any("\ud800" <= c <= "\udfff" for c in key)]
+    mapping = {key: f"<{i}>" for i, key in enumerate(keys_)}
+    if draw(st.booleans()):
+        mapping |= FILLER
+    return mapping
+
+
+@given(
+    text=script_text,
+    mapping=script_mappings(),
+    whole_words=st.booleans(),
+    ignore_case=st.booleans(),
+)
+def test_every_engine_agrees_with_the_unicode_reference(
+    text: str, mapping: dict[str, str], whole_words: bool, ignore_case: bool
+) -> None:
+    if ignore_case:
+        mapping = without_conflicts(mapping)
+    options = {"whole_words": whole_words, "ignore_case": ignore_case}
+    expected = unicode_reference(text, mapping, **options)
+    for name in CASELESS_ENGINES if ignore_case else ENGINES:
+        replacer = Replacer(mapping, **options, engine=name)
+        assert replacer(text) == expected, name
+        assert replaced_by_matches(replacer, text) == expected, name
+        # texts past 2,000 characters go through the automaton in "auto"
+        long_text = (text + " ") * (2001 // (len(text) + 1) + 1)
+        assert replacer(long_text) == unicode_reference(long_text, mapping, **options), name
+
+
+@pytest.mark.parametrize(
+    ("text", "mapping", "expected"),
+    [
+        ("हिन्दी भाषा", {"ह": "X"}, "हिन्दी भाषा"),  # a vowel sign follows: inside a word
+        ("हिन्दी भाषा", {"भाषा": "X"}, "हिन्दी X"),
+        ("cafe\u0301 au lait", {"cafe": "X"}, "cafe\u0301 au lait"),  # NFD: é is e + accent
+        ("cafe\u0301 au lait", {"cafe\u0301": "X"}, "X au lait"),
+        ("👨\u200d👩\u200d👧", {"👩": "X"}, "👨\u200d👩\u200d👧"),  # ZWJ joins the sequence
+        ("שָׁלוֹם עולם", {"ש": "X"}, "שָׁלוֹם עולם"),
+    ],
+)
+def test_whole_words_never_split_marks_or_joined_sequences(
+    text: str, mapping: dict[str, str], expected: str
+) -> None:
+    for name in ENGINES:
+        assert Replacer(mapping, whole_words=True, engine=name)(text) == expected
+
+
+def test_case_folding_is_full_and_never_splits_a_character() -> None:
+    for name in CASELESS_ENGINES:
+        fold = Replacer({"strasse": "X", "s": "Y", "οδος": "Z"}, ignore_case=True, engine=name)
+        assert fold("Straße STRASSE ß s ΟΔΟΣ οδος") == "X X ß Y Z Z", name
+        dotted = Replacer({"i": "X"}, ignore_case=True, engine=name)
+        assert dotted("İ I \u0131") == "İ X \u0131", name
+
+
+def test_a_few_multi_character_foldings_keep_the_fast_path() -> None:
+    # one ß in a long text: the same answer as the exact engine, through the automaton
+    keys = {f"w{i}": f"<{i}>" for i in range(100)} | {"strasse": "street", "s": "S"}
+    text = "w1 Straße w2 s " * 2000
+    auto = Replacer(keys, ignore_case=True)
+    assert auto(text) == Replacer(keys, ignore_case=True, engine="exact")(text)
 
 
 @pytest.mark.parametrize("name", ENGINES)
-def test_marker_characters_in_text_keys_and_values(name: str) -> None:
-    with engine(name):
-        mapping = {"a\x02": "\x03", "b": "\x02c"}
-        assert Replacer(mapping, whole_words=True)("a\x02 b \x02b") == "\x03 \x02c \x02\x02c"
-        assert Replacer({"b": "X"}, whole_words=True)("\x02b\x03 b") == "\x02X\x03 X"
+def test_lone_surrogates_pass_through(name: Engine) -> None:
+    text = "a\udcffa b\udcff" * 300
+    mapping = {"a": "x", "b": "y"} | FILLER
+    expected = "x\udcffx y\udcff" * 300
+    for whole_words in (False, True):
+        replacer = Replacer(mapping, whole_words=whole_words, engine=name)
+        assert replacer(text) == expected
+        assert replacer(text[:40]) == expected[:40]
+
+
+def test_a_key_with_a_lone_surrogate_is_refused() -> None:
+    with pytest.raises(ValueError, match="lone surrogate at index 1"):
+        Replacer({"a\udcff": "x"})
+
+
+@pytest.mark.parametrize("name", ENGINES)
+def test_private_use_characters_in_text_keys_and_values(name: Engine) -> None:
+    marker = "\U0010fffd"
+    mapping = {"a" + marker: marker, "b": marker + "c"}
+    assert Replacer(mapping, whole_words=True, engine=name)(f"a{marker} b {marker}b") == (
+        f"{marker} {marker}c {marker}{marker}c"
+    )
+
+
+def test_folding_never_changes_whether_a_character_is_a_word_character() -> None:
+    # The automaton marks word boundaries before folding: this is why that is exact.
+    changed = [
+        c
+        for c in map(chr, range(sys.maxunicode + 1))
+        if not "\ud800" <= c <= "\udfff"
+        and c.casefold() != c
+        and any(is_word_char(f) != is_word_char(c) for f in c.casefold())
+    ]
+    assert changed == []
 
 
 @given(text=st.text(ALPHABET, max_size=30), mapping=mappings())
@@ -442,6 +560,7 @@ def test_replace_count_counts_matches(text: str, mapping: dict[str, str]) -> Non
     mapping=st.dictionaries(st.text(min_size=1, max_size=3), st.text(max_size=3), max_size=5),
 )
 def test_any_unicode_matches_reference(text: str, mapping: dict[str, str]) -> None:
+    mapping = {k: v for k, v in mapping.items() if not any("\ud800" <= c <= "\udfff" for c in k)}
     assert multi_replace(text, mapping) == reference(text, mapping)
 
 
@@ -459,3 +578,33 @@ def _docs_stdlib_multi_replace() -> Callable[[str, Mapping[str, str]], str]:
 def test_docs_stdlib_version_agrees(text: str, mapping: dict[str, str]) -> None:
     stdlib_multi_replace = _docs_stdlib_multi_replace()
     assert stdlib_multi_replace(text, mapping) == multi_replace(text, mapping)
+
+
+# -- streams ----------------------------------------------------------------------------
+
+
+@given(
+    text=st.text(ALPHABET, max_size=60),
+    mapping=mappings(),
+    chunk_size=st.integers(1, 70),
+    whole_words=st.booleans(),
+    ignore_case=st.booleans(),
+)
+def test_stream_equals_whole_text(
+    text: str, mapping: dict[str, str], chunk_size: int, whole_words: bool, ignore_case: bool
+) -> None:
+    if ignore_case:
+        folded: dict[str, str] = {}
+        for key, value in mapping.items():
+            folded.setdefault(key.casefold(), value)
+        mapping = {key: folded[key.casefold()] for key in mapping}
+    replacer = Replacer(mapping, whole_words=whole_words, ignore_case=ignore_case)
+    out = io.StringIO()
+    count = replacer.replace_stream(io.StringIO(text), out, chunk_size=chunk_size)
+    assert out.getvalue() == replacer.replace(text)
+    assert count == replacer.replace_count(text)[1]
+
+
+def test_chunk_size_must_be_positive() -> None:
+    with pytest.raises(ValueError, match="chunk_size must be positive, got 0"):
+        Replacer({"a": "b"}).replace_stream(io.StringIO("a"), io.StringIO(), chunk_size=0)

@@ -1,9 +1,12 @@
-"""``devutils stat``, ``devutils gpu`` and ``devutils which-dstat``."""
+"""``devutils stat``: the command line of `devutils.counters` (dool-style statistics).
+
+It reads the counters through `devutils.counters` (dicts, no dataclasses) for a fast
+start; `devutils.gpu` only with ``--gpu``.
+"""
 
 from __future__ import annotations
 
 import argparse
-import gc
 import itertools
 import os
 import stat
@@ -11,18 +14,17 @@ import sys
 import time
 from collections.abc import Callable
 
-from devutils.cli import CliError, positive_float, positive_int
+from devutils.cli.common import CliError, positive_float, positive_int
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing slows every start
 if TYPE_CHECKING:
     from typing import IO, Any
 
-    from devutils._sampling import RawSampler
-    from devutils.system import GpuInfo
+    from devutils.counters import CounterSampler
+    from devutils.gpu import GpuInfo
 
-    Rates = dict[str, Any]  # a sample's fields by name (devutils._sampling.compute_rates)
+    Rates = dict[str, Any]  # a sample's fields by name (devutils.counters.compute_rates)
     Getter = Callable[[Rates, list[GpuInfo]], float | None]
-    RowWriter = Callable[[Rates, list[GpuInfo]], str]
 
 
 def register(subparsers: Any) -> None:
@@ -76,21 +78,6 @@ def register(subparsers: Any) -> None:
     parser.add_argument("count", nargs="?", type=positive_int, help="number of rows")
     parser.set_defaults(handler=run_stat)
 
-    gpu = subparsers.add_parser(
-        "gpu", help="NVIDIA GPU snapshot (NVML or nvidia-smi)", description="Show every GPU now."
-    )
-    gpu.add_argument("--json", action="store_true", help="print JSON")
-    gpu.add_argument("--timeout", type=positive_float, default=5.0, help="nvidia-smi timeout (s)")
-    gpu.set_defaults(handler=run_gpu)
-
-    which = subparsers.add_parser(
-        "which-dstat",
-        help="tell dstat, pcp-dstat and dool on PATH apart",
-        description="Show what dstat, dool and pcp-dstat on PATH really are, and why.",
-    )
-    which.add_argument("--json", action="store_true", help="print JSON")
-    which.set_defaults(handler=run_which)
-
 
 # -- columns ------------------------------------------------------------------------------
 
@@ -101,10 +88,7 @@ class Column:
     Its value is ``sample[field] * scale`` when *field* is given, else ``get(sample, gpus)``.
     """
 
-    __slots__ = (
-        *("blank", "field", "get", "group", "kind", "limit", "name", "render", "scale"),
-        *("separator", "spec", "title", "width"),
-    )
+    __slots__ = ("get", "group", "kind", "name", "render", "scale", "separator", "title", "width")
 
     def __init__(  # noqa: PLR0917 - a record
         self,
@@ -123,21 +107,15 @@ class Column:
         self.name = name
         self.width = width
         self.kind = kind  # pct, bytes, net, count, load, time
-        self.field = field
         self.scale = scale
         self.get = get if get is not None else _field(field or name)
         self.render = _renderer(kind, width)
         self.separator = ""  # what goes before it in a table row: "", " " or "|"
-        self.blank = "-".rjust(width)
-        # Below limit, format(value, spec) is the cell: no call to render.
-        if kind == "pct":
-            self.limit, self.spec = float("inf"), f"{width}.0f"
-        elif kind == "load":  # _load's first case
-            self.limit, self.spec = 10.0, f"{width}.2f"
-        elif kind == "time":
-            self.limit, self.spec = float("-inf"), ""
-        else:  # _human's first case: no unit
-            self.limit, self.spec = 10 ** (width - 1) - 0.5, f"{width}.0f"
+
+    def value(self, sample: Rates, gpus: list[GpuInfo]) -> float | None:
+        """This column's value in *sample* (None: not measured)."""
+        value = self.get(sample, gpus)
+        return value if value is None or self.scale == 1 else value * self.scale
 
 
 def _human(value: float, width: int, base: int) -> str:
@@ -290,7 +268,7 @@ def _disk_names(text: str) -> str:
     return ",".join(dict.fromkeys(names))
 
 
-def _warn_absent_devices(sampler: RawSampler, disks: list[str], nics: list[str]) -> None:
+def _warn_absent_devices(sampler: CounterSampler, disks: list[str], nics: list[str]) -> None:
     """One line on stderr for each device asked for that is not there now (a typo, or a
     disk not plugged in yet): its columns show "-" until it appears."""
     present = sampler.snapshot()
@@ -306,6 +284,19 @@ def _warn_absent_devices(sampler: RawSampler, disks: list[str], nics: list[str])
                     "appears",
                     file=sys.stderr,
                 )
+
+
+def _warn_missing(sampler: CounterSampler, sample: Rates, warned: set[str]) -> None:
+    """One line on stderr for each group of counters that cannot be read, the first time."""
+    for group in sample["missing"]:
+        if group not in warned:
+            warned.add(group)
+            reason = sampler.errors.get(group, "not measured")
+            print(
+                f"devutils stat: cannot read {group} counters ({reason}); reporting them as "
+                "missing",
+                file=sys.stderr,
+            )
 
 
 def _table_header(columns: list[Column]) -> tuple[str, str]:
@@ -324,78 +315,27 @@ def _table_header(columns: list[Column]) -> tuple[str, str]:
     return " ".join(titles), "|".join(names)
 
 
-_EXACT = 9007199254740992  # 2**53: below it, "%.3f" shows every digit of an int
-
-
-def _compile_row(columns: list[Column], kind: str) -> RowWriter:
-    """The function that makes a row of *columns* (*kind* "table" or "csv") from a sample.
-
-    Generated code (as `dataclasses` writes its ``__init__``), because a sample's cost is
-    mostly the code it runs, cold after a second asleep. It reads each value once; when
-    every cell is a plain number (no None, no unit to pick), the whole row is one
-    ``%``-format (and, for CSV, four ``replace`` calls strip the trailing zeros);
-    otherwise each cell is made on its own. In an A/B run at a 1 s delay, one ``%`` in
-    place of a ``format()`` per cell saved 0.09 ms of a 0.54 ms sample. The cells are
-    what `Column.render` makes of each value, and CSV's plain numbers (an int without
-    ".0", else up to 3 decimals); tests hold the obvious loop as the reference.
-    """
-    namespace: dict[str, Any] = {}
-    lines = ["def row(s, gpus):"]
-    formats, values, plain, cells = [], [], [], []
-    for index, column in enumerate(columns):
-        if kind == "csv" and column.kind == "time":
-            continue
-        namespace[f"get{index}"] = column.get
-        namespace[f"render{index}"] = column.render
-        namespace[f"limit{index}"] = column.limit
-        value = f"s[{column.field!r}]" if column.field is not None else f"get{index}(s, gpus)"
-        if column.scale != 1:
-            value = f"(None if (v := {value}) is None else v * {column.scale})"
-        v = f"v{index}"
-        lines.append(f"    {v} = {value}")
-        if kind == "csv":
-            formats.append("%.3f")
-            values.append(v)
-            plain.append(f"{v} is not None and {v} < {_EXACT}")
-            cells.append(
-                f"('' if {v} is None else str(int({v})) if float({v}).is_integer() "
-                f"else format({v}, '.3f').rstrip('0').rstrip('.'))"
-            )
-            continue
-        if column.separator:
-            cells.append(repr(column.separator))
-        if column.kind == "time":
-            formats.append(column.separator + "%s")
-            values.append(f"render{index}({v})")
-            cells.append(f"render{index}({v})")
-        else:
-            formats.append(f"{column.separator}%{column.spec}")
-            values.append(v)
-            plain.append(f"{v} is not None and {v} < limit{index}")
-            cells.append(
-                f"({column.blank!r} if {v} is None "
-                f"else format({v}, {column.spec!r}) if {v} < limit{index} else render{index}({v}))"
-            )
-    fast = (
-        f"{''.join(formats) if kind == 'table' else ','.join(formats)!r} % ({', '.join(values)},)"
+def table_row(columns: list[Column], sample: Rates, gpus: list[GpuInfo]) -> str:
+    """One row of the table: each column's cell, right-aligned, after its separator."""
+    return "".join(
+        column.separator + column.render(column.value(sample, gpus)) for column in columns
     )
-    if kind == "csv":
-        # Every number cell has exactly three decimals and ends in "," (one more at the
-        # end), so three rounds of "0," -> "," and one of ".," -> "," strip its trailing
-        # zeros (and point) without reaching its integer digits: rstrip("0").rstrip(".")
-        # per cell, in C (a regex cost 10 us more, cold). The epoch keeps its three
-        # decimals: it ends in ";" until the last replace.
-        numbers = f"({'%.3f;' + ','.join(formats) + ','!r} % (s['time'], {', '.join(values)}))"
-        strip = ".replace('0,', ',').replace('0,', ',').replace('0,', ',').replace('.,', ',')"
-        epoch = 'format(s["time"], ".3f")'
-        fast = f"{numbers}{strip}.replace(';', ',')[:-1]" if values else epoch
-        cells.insert(0, epoch)
-    lines.append(f"    if {' and '.join(plain) or 'True'}:")
-    lines.append(f"        return {fast}")
-    lines.append(f"    return {'' if kind == 'table' else ','!r}.join(({', '.join(cells)},))")
-    exec("\n".join(lines) + "\n", namespace)  # our own code: names, and reprs of constants
-    row: RowWriter = namespace["row"]
-    return row
+
+
+def _csv_cell(value: float | None) -> str:
+    """A plain number: an int without ".0", else up to three decimals; empty if None."""
+    if value is None:
+        return ""
+    if float(value).is_integer():
+        return str(int(value))
+    return f"{value:.3f}".rstrip("0").rstrip(".")
+
+
+def csv_row(columns: list[Column], sample: Rates, gpus: list[GpuInfo]) -> str:
+    """One CSV row: the epoch, then each column's number (the time column is the epoch)."""
+    cells = [f"{sample['time']:.3f}"]
+    cells += [_csv_cell(column.value(sample, gpus)) for column in columns if column.kind != "time"]
+    return ",".join(cells)
 
 
 def _csv_quote(text: str) -> str:
@@ -503,31 +443,28 @@ def run_stat(args: argparse.Namespace) -> int:
         raise CliError(msg)
     if not args.gpu:
         return _stat(args)
-    from devutils.system import _hold_nvml
+    from devutils.gpu import nvml_session
 
-    release_nvml = _hold_nvml()  # one NVML start for the run, not one per sample
-    try:
+    with nvml_session():  # one NVML start for the run, not one per sample
         return _stat(args)
-    finally:
-        release_nvml()
 
 
-def _stat(args: argparse.Namespace) -> int:
-    from devutils._sampling import RawSampler  # no dataclasses: a fast start
+def _stat(args: argparse.Namespace) -> int:  # noqa: C901, PLR0912, PLR0915 - the run, step by step
+    from devutils.counters import CounterSampler
 
     disks = _split(args.disks)
     nics = _split(args.nics)
     gpus: list[GpuInfo] = []
     snapshot_gpus: Callable[..., list[GpuInfo]] | None = None
     if args.gpu:
-        from devutils.system import gpu_probe, gpu_snapshot
+        from devutils.gpu import gpu_probe, gpu_snapshot
 
         gpus = gpu_snapshot(processes=False)
         if gpus:
             snapshot_gpus = gpu_snapshot
         else:
             print(f"devutils stat: no GPU columns: {gpu_probe().reason}", file=sys.stderr)
-    sampler = RawSampler(disks=disks, nics=nics, mem=bool(args.mem))
+    sampler = CounterSampler(disks=disks, nics=nics, mem=bool(args.mem))
     if disks or nics:
         _warn_absent_devices(sampler, disks, nics)
     columns = build_columns(args, gpus)
@@ -556,84 +493,25 @@ def _stat(args: argparse.Namespace) -> int:
         # stdout shows the table, or with --csv / --json the lines --output also gets
         to_stdout = _line_writer(stdout)
         to_file = None if target is None else _line_writer(target)
-        table_row = _compile_row(columns, "table") if table else None
         lines = not table or to_file is not None  # CSV or JSON lines are wanted
-        csv_row = _compile_row(csv_columns, "csv") if lines and not args.json else None
-        # What exists now lives as long as the command: out of the collector's way, so
-        # that no collection during the run walks it again.
-        gc.freeze()
+        warned: set[str] = set()
         for row in sampler.run(args.delay, args.count):
+            _warn_missing(sampler, row, warned)
             current = [] if snapshot_gpus is None else snapshot_gpus(processes=False)
             if lines:
-                if csv_row is None:
+                if args.json:
                     line = _json_record(row, current, bool(gpus)) + "\n"
                 else:
-                    line = csv_row(row, current) + "\n"
+                    line = csv_row(csv_columns, row, current) + "\n"
                 if to_file is not None:
                     to_file(line)
-                if table_row is None:
+                if not table:
                     to_stdout(line)
-            if table_row is not None:
-                to_stdout(table_row(row, current) + "\n")
+            if table:
+                to_stdout(table_row(columns, row, current) + "\n")
     except KeyboardInterrupt:
         return 0
     finally:
         if target is not None:
             target.close()
-    return 0
-
-
-def run_gpu(args: argparse.Namespace) -> int:
-    import json
-
-    from devutils.system import gpu_probe, gpu_snapshot
-
-    gpus = gpu_snapshot(timeout=args.timeout)
-    if not gpus:
-        reason = gpu_probe(timeout=args.timeout).reason
-        if args.json:
-            print(json.dumps({"gpus": [], "reason": reason}))
-        print(f"devutils gpu: no GPU: {reason}", file=sys.stderr)
-        return 1
-    if args.json:
-        from dataclasses import asdict
-
-        print(json.dumps({"gpus": [asdict(gpu) for gpu in gpus]}, indent=2))
-        return 0
-    for gpu in gpus:
-        used = "-" if gpu.memory_used is None else f"{gpu.memory_used / 2**30:.1f}"
-        total = "-" if gpu.memory_total is None else f"{gpu.memory_total / 2**30:.1f}"
-        util = "-" if gpu.utilization is None else f"{gpu.utilization:.0f}%"
-        temp = "-" if gpu.temperature is None else f"{gpu.temperature:.0f}C"
-        power = "-" if gpu.power_draw is None else f"{gpu.power_draw:.0f}W"
-        mig = f"  MIG {gpu.mig_mode}" if gpu.mig_mode else ""
-        memory = f"mem {used}/{total} GiB"
-        print(f"GPU {gpu.index}  {gpu.name}  util {util}  {memory}  {temp}  {power}{mig}")
-        for proc in gpu.processes:
-            held = "-" if proc.used_memory is None else f"{proc.used_memory / 2**20:.0f} MiB"
-            name = proc.name if proc.visible else "(not visible in this PID namespace)"
-            print(f"  pid {proc.pid}  {held}  {name}")
-    return 0
-
-
-def run_which(args: argparse.Namespace) -> int:
-    import json
-
-    from devutils.system import which_dstat
-
-    infos = which_dstat()
-    if args.json:
-        from dataclasses import asdict
-
-        print(json.dumps([asdict(info) for info in infos], indent=2))
-        return 0
-    for info in infos:
-        if info.flavor == "missing":
-            print(f"{info.command}: not on PATH")
-            continue
-        where = info.path if info.path == info.real_path else f"{info.path} -> {info.real_path}"
-        version = f" {info.version}" if info.version else ""
-        print(f"{info.command}: {info.flavor}{version} ({where})")
-        for note in info.evidence:
-            print(f"  {note}")
     return 0

@@ -6,7 +6,7 @@ import argparse
 from datetime import date, datetime
 from typing import Any
 
-from devutils.cli import CliError
+from devutils.cli.common import CliError
 
 
 def register(subparsers: Any) -> None:
@@ -34,7 +34,7 @@ def register(subparsers: Any) -> None:
 def parse_iso(name: str, text: str) -> date:
     """Parse an ISO 8601 date or datetime, explicitly."""
     try:
-        if len(text) <= 10 and "T" not in text and " " not in text:
+        if len(text) <= len("YYYY-MM-DD") and "T" not in text and " " not in text:
             return date.fromisoformat(text)
         return datetime.fromisoformat(text)
     except ValueError as exc:

@@ -7,7 +7,7 @@ import json
 from dataclasses import asdict
 from typing import Any
 
-from devutils.cli import CliError
+from devutils.cli.common import CliError
 
 
 def register(subparsers: Any) -> None:

@@ -1,23 +1,202 @@
-"""``devutils replace`` on streams and files: in place, atomic, streaming, in parallel."""
+"""``devutils replace``: the command line of `devutils.text` and `devutils.textfiles`."""
 
 from __future__ import annotations
 
 import argparse
 import codecs
 import difflib
+import json
 import os
 import shutil
+import stat
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
-from typing import IO
+from pathlib import Path
+from typing import IO, Any
 
-from devutils._stream import FileRefusedError, fsync_directory, replace_file, transcode
-from devutils.cli import CliError
+from devutils.cli.common import CliError, positive_int
 from devutils.text import Replacer
+from devutils.textfiles import AtomicRewrite, FileRefusedError, fsync_directory, transcode
+
+DEFAULT_CHUNK = 1 << 20  # bytes read at a time
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "replace",
+        help="replace many strings in one pass (leftmost-longest), in streams or files",
+        description=(
+            "Replace many strings in one pass: at each position the longest key wins, "
+            "and replacements are never rescanned. With no FILE (or -) it filters stdin "
+            "to stdout; with FILEs it writes the results to stdout in order, or rewrites "
+            "them atomically with --in-place. Exit status: 0 done, 1 a file was refused "
+            "or failed, 2 usage error."
+        ),
+    )
+    parser.add_argument("files", nargs="*", metavar="FILE", help="files to read (- is stdin)")
+    parser.add_argument(
+        "--pair",
+        nargs=2,
+        action="append",
+        default=[],
+        metavar=("FROM", "TO"),
+        help="replace FROM with TO (repeatable)",
+    )
+    parser.add_argument(
+        "--map",
+        dest="map_file",
+        metavar="FILE",
+        help="a JSON object or a two-column TSV file (FROM<TAB>TO per line) of replacements",
+    )
+    parser.add_argument("--ignore-case", action="store_true", help="full Unicode case folding")
+    parser.add_argument(
+        "-w", "--whole-words", action="store_true", help="match only where not inside a word"
+    )
+    parser.add_argument(
+        "--preserve-case",
+        action="store_true",
+        help="give each replacement the matched text's case (UPPER, Title, else as given)",
+    )
+    parser.add_argument(
+        "--in-place",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="SUFFIX",
+        help="rewrite each FILE atomically; --in-place=SUFFIX keeps a backup FILE+SUFFIX",
+    )
+    parser.add_argument(
+        "-n", "--dry-run", action="store_true", help="change nothing; print each file's count"
+    )
+    parser.add_argument(
+        "--diff", action="store_true", help="change nothing; print a unified diff instead"
+    )
+    parser.add_argument(
+        "--count", action="store_true", help="print each file's count on stderr afterwards"
+    )
+    parser.add_argument(
+        "-j", "--jobs", type=positive_int, default=1, metavar="N", help="files processed at once"
+    )
+    parser.add_argument(
+        "-r", "--recursive", action="store_true", help="walk directories given as FILE"
+    )
+    parser.add_argument(
+        "--hidden", action="store_true", help="with --recursive, include hidden files and dirs"
+    )
+    parser.add_argument("--encoding", default="utf-8", help="text encoding (default: utf-8)")
+    parser.add_argument(
+        "--chunk-size", type=positive_int, default=DEFAULT_CHUNK, help=argparse.SUPPRESS
+    )
+    parser.add_argument(
+        "--progress",
+        choices=["auto", "always", "never"],
+        default="auto",
+        help="a progress bar on stderr: auto (a terminal and long work), always or never",
+    )
+    parser.set_defaults(handler=run)
+
+
+def prepare_argv(argv: list[str]) -> list[str]:
+    """Let a bare ``--in-place`` take no value, so ``--in-place FILE`` keeps FILE a file."""
+    out: list[str] = []
+    for index, arg in enumerate(argv):
+        if arg == "--":
+            return out + argv[index:]
+        out.append("--in-place=" if arg == "--in-place" else arg)
+    return out
+
+
+def load_map(path: str) -> dict[str, str]:
+    """Read a JSON object or two-column TSV file of replacements."""
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        msg = f"cannot read --map {path!r}: {exc.strerror or exc}"
+        raise CliError(msg) from exc
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        msg = f"--map {path!r} is not valid UTF-8 (byte {exc.start})"
+        raise CliError(msg) from exc
+    suffix = Path(path).suffix.lower()
+    if suffix == ".json" or (suffix not in {".tsv", ".tab", ".txt"} and text.lstrip()[:1] == "{"):
+        return _load_json(path, text)
+    return _load_tsv(path, text)
+
+
+def _load_json(path: str, text: str) -> dict[str, str]:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        msg = f"--map {path!r}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
+        raise CliError(msg) from exc
+    if not isinstance(data, dict):
+        msg = f"--map {path!r}: expected a JSON object, got {type(data).__name__}"
+        raise CliError(msg)
+    for key, value in data.items():
+        if not isinstance(value, str):
+            msg = f"--map {path!r}: value for key {key!r} must be a string, got {value!r}"
+            raise CliError(msg)
+    return data
+
+
+def _load_tsv(path: str, text: str) -> dict[str, str]:
+    mapping: dict[str, str] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line:
+            continue
+        fields = line.split("\t")
+        if len(fields) != 2:
+            msg = (
+                f"--map {path!r} line {number}: expected 2 tab-separated columns, "
+                f"got {len(fields)}: {line[:60]!r}"
+            )
+            raise CliError(msg)
+        key, value = fields
+        if key in mapping and mapping[key] != value:
+            msg = (
+                f"--map {path!r} line {number}: key {key!r} given twice with different "
+                f"values {mapping[key]!r} and {value!r}"
+            )
+            raise CliError(msg)
+        mapping[key] = value
+    return mapping
+
+
+def build_replacer(args: argparse.Namespace) -> Replacer:
+    """Merge ``--map`` and ``--pair`` into one validated Replacer."""
+    mapping: dict[str, str] = {}
+    sources: dict[str, str] = {}
+    if args.map_file is not None:
+        for key, value in load_map(args.map_file).items():
+            mapping[key] = value
+            sources[key] = f"--map {args.map_file}"
+    for key, value in args.pair:
+        if key in mapping and mapping[key] != value:
+            msg = (
+                f"key {key!r} given twice with different values: {mapping[key]!r} "
+                f"({sources[key]}) and {value!r} (--pair)"
+            )
+            raise CliError(msg)
+        mapping[key] = value
+        sources[key] = "--pair"
+    if not mapping:
+        msg = "no replacements: give --pair FROM TO or --map FILE"
+        raise CliError(msg)
+    try:
+        return Replacer(
+            mapping,
+            ignore_case=args.ignore_case,
+            whole_words=args.whole_words,
+            preserve_case=args.preserve_case,
+        )
+    except (TypeError, ValueError) as exc:
+        raise CliError(str(exc)) from exc
+
 
 STDIN = "-"
 _BINARY = "looks binary"
@@ -46,6 +225,10 @@ class Options:
     suffix: str | None
     encoding: str
     chunk_size: int
+
+
+def run(args: argparse.Namespace) -> int:
+    return run_files(build_replacer(args), args)
 
 
 def run_files(replacer: Replacer, args: argparse.Namespace) -> int:
@@ -212,18 +395,21 @@ def _process(
     try:
         if task.path == STDIN:
             return _stdin(replacer, options)
-        if options.mode in ("in-place", "dry-run"):
-            count = replace_file(
-                replacer,
-                task.path,
-                encoding=options.encoding,
-                backup_suffix=options.suffix,
-                chunk_size=options.chunk_size,
-                dry_run=options.mode == "dry-run",
-                progress=advance,
-                sync_directory=False,  # run_files syncs each directory once, at the end
-            )
+        if options.mode == "dry-run":
+            with open(task.path, "rb") as source:
+                if not stat.S_ISREG(os.fstat(source.fileno()).st_mode):
+                    raise FileRefusedError(task.path, "is not a regular file")
+                count = transcode(
+                    replacer,
+                    _Counted(source, advance),
+                    None,
+                    name=task.path,
+                    encoding=options.encoding,
+                    chunk_size=options.chunk_size,
+                ).count
             return Outcome(task.path, count)
+        if options.mode == "in-place":
+            return Outcome(task.path, _rewrite(replacer, task.path, options, advance))
         if options.mode == "diff":
             return _diff(replacer, task.path, options)
         return _to_stdout(replacer, task.path, options, parallel=parallel, progress=progress)
@@ -276,12 +462,11 @@ def _to_stdout(
         with open(path, "rb") as source:
             state = transcode(
                 replacer,
-                source,
+                _Counted(source, progress.advance if progress is not None else None),
                 target,
                 name=path,
                 encoding=options.encoding,
                 chunk_size=options.chunk_size,
-                progress=progress.advance if progress is not None else None,
             )
         if parallel:
             target.close()
@@ -298,6 +483,39 @@ def _to_stdout(
         raise
     finally:
         target.close()
+
+
+class _Counted:
+    """A binary reader that reports how many bytes each read returned (for progress)."""
+
+    def __init__(self, source: IO[bytes], advance: Callable[[int], None] | None) -> None:
+        self._source = source
+        self._advance = advance
+
+    def read(self, size: int = -1, /) -> bytes:
+        data = self._source.read(size)
+        if self._advance is not None and data:
+            self._advance(len(data))
+        return data
+
+
+def _rewrite(
+    replacer: Replacer, path: str, options: Options, advance: Callable[[int], None] | None
+) -> int:
+    """Rewrite *path* atomically (its directory is fsynced once, by `run_files`)."""
+    codecs.lookup(options.encoding)
+    with AtomicRewrite(path, backup_suffix=options.suffix, sync_directory=False) as rewrite:
+        state = transcode(
+            replacer,
+            _Counted(rewrite.source, advance),
+            rewrite.target,
+            name=path,
+            encoding=options.encoding,
+            chunk_size=options.chunk_size,
+        )
+        if state.changed:
+            rewrite.commit()
+    return state.count
 
 
 def _diff(replacer: Replacer, path: str, options: Options) -> Outcome:

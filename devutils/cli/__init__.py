@@ -1,0 +1,138 @@
+"""The ``devutils`` command: one argparse subcommand per module of `devutils.cli`.
+
+Every subcommand reports a usage error as one line on stderr and exits with status 2;
+``main`` returns the exit status instead of calling `sys.exit`. Only the subcommand asked
+for is imported (and with it only the library module it needs), for a fast start.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+from devutils import __version__
+from devutils.cli.common import CliError, Handler, Parser
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing slows every start
+if TYPE_CHECKING:
+    from types import ModuleType
+
+__all__ = ["build_parser", "main"]
+
+COMMANDS = ("replace", "months", "batch", "stat", "gpu", "which-dstat")
+
+
+def _subcommands(command: str | None) -> list[ModuleType]:
+    """The modules that define *command*, or every subcommand's for any other word."""
+    if command == "replace":
+        from devutils.cli import replace
+
+        return [replace]
+    if command == "months":
+        from devutils.cli import months
+
+        return [months]
+    if command == "batch":
+        from devutils.cli import batch
+
+        return [batch]
+    if command == "stat":
+        from devutils.cli import stat
+
+        return [stat]
+    if command == "gpu":
+        from devutils.cli import gpu
+
+        return [gpu]
+    if command == "which-dstat":
+        from devutils.cli import which_dstat
+
+        return [which_dstat]
+    from devutils.cli import batch, gpu, months, replace, stat, which_dstat
+
+    return [replace, months, batch, stat, gpu, which_dstat]
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """Return the ``devutils`` parser.
+
+    With a known *command*, only the module that implements it is imported and
+    registered (a faster start); with ``--version``, none; otherwise every subcommand is.
+    """
+    parser = Parser(
+        prog="devutils",
+        description=(
+            "Developer utilities: one-pass multi-replace (replace), month counting "
+            "(months), ML batch planning (batch), resource statistics (stat, gpu, "
+            "which-dstat)."
+        ),
+    )
+    parser.add_argument("--version", action="version", version=f"devutils {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    subparsers.required = True
+    if command != "--version":  # answered before any subcommand is looked at
+        for module in _subcommands(command):
+            module.register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``devutils`` command and return its exit status.
+
+    Examples:
+        >>> main(["months", "2024-01-15", "2024-03-05"])
+        3
+        0
+    """
+    if sys.stdout is None:  # started with stdout closed (`devutils ... >&-`)
+        # A stand-in open read-only: any write fails with EBADF, as in the shell, rather
+        # than vanish; and no file opened later can take descriptor 1.
+        sys.stdout = open(os.open(os.devnull, os.O_RDONLY), "w", encoding="utf-8")  # noqa: SIM115
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    command = arguments[0] if arguments else None
+    try:
+        status = _run(arguments, command)
+        sys.stdout.flush()  # here, where a failed write is still ours to report
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        # The reader went away (`devutils ... | head`): not an error of ours.
+        _silence_stdout()
+        return 0
+    except OSError as exc:  # a full disk, a closed stdout: one line, status 1
+        prog = f"devutils {command}" if command in COMMANDS else "devutils"
+        where = f"{exc.filename}: " if exc.filename is not None else ""
+        print(f"{prog}: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        _silence_stdout()  # what is still buffered would fail again at exit
+        return 1
+    return status
+
+
+def _run(arguments: list[str], command: str | None) -> int:
+    if command == "replace":
+        from devutils.cli.replace import prepare_argv
+
+        arguments = prepare_argv(arguments)
+    parser = build_parser(command)
+    try:
+        args = parser.parse_args(arguments)
+    except SystemExit as exc:  # --help, --version and usage errors
+        return exc.code if isinstance(exc.code, int) else 2
+    handler: Handler = args.handler
+    try:
+        return handler(args)
+    except CliError as exc:
+        print(f"devutils {args.command}: error: {exc}", file=sys.stderr)
+        return exc.status
+
+
+def _silence_stdout() -> None:
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    except (AttributeError, OSError, ValueError):  # no stdout at all, or closed
+        pass
+    finally:
+        os.close(devnull)

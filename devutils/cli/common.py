@@ -1,0 +1,99 @@
+"""What every subcommand of the ``devutils`` command shares: errors, argparse types and
+the parser that reports a usage error as one line.
+
+The subcommand modules import this module, never `devutils.cli` itself, which imports
+them: so no two modules import each other.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing slows every start
+if TYPE_CHECKING:
+    from typing import Any, NoReturn
+
+__all__ = ["CliError", "Handler", "Parser", "positive_float", "positive_int"]
+
+Handler = Callable[[argparse.Namespace], int]
+"""What a subcommand runs: its parsed arguments in, its exit status out."""
+
+
+class CliError(Exception):
+    """A problem to report as one line on stderr, with an exit status (default 2)."""
+
+    def __init__(self, message: str, status: int = 2) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def _terminal_columns() -> int:
+    """`shutil.get_terminal_size().columns`, without importing shutil (and with it bz2,
+    lzma and zlib: 2 ms of every start)."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
+class _Formatter(argparse.HelpFormatter):
+    """argparse's help formatter, as wide as the terminal, sized without shutil.
+
+    argparse makes one for every ``add_argument`` (to check the metavar), and its own
+    imports shutil to ask the terminal's width.
+    """
+
+    def __init__(
+        self,
+        prog: str,
+        indent_increment: int = 2,
+        max_help_position: int = 24,
+        width: int | None = None,
+    ) -> None:
+        if width is None:
+            width = _terminal_columns() - 2  # what HelpFormatter does with shutil's answer
+        super().__init__(prog, indent_increment, max_help_position, width)
+
+
+class Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors are one line on stderr and exit status 2."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: an int >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        msg = f"must be a positive integer, got {text!r}"
+        raise argparse.ArgumentTypeError(msg)
+    return value
+
+
+def positive_float(text: str) -> float:
+    """An argparse type: a finite number > 0 (seconds)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value < float("inf"):
+        msg = f"must be a positive number of seconds, got {text!r}"
+        raise argparse.ArgumentTypeError(msg)
+    return value

@@ -1,0 +1,37 @@
+"""``devutils which-dstat``: the command line of `devutils.dstat`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import asdict
+from typing import Any
+
+from devutils.dstat import which_dstat
+
+
+def register(subparsers: Any) -> None:
+    which = subparsers.add_parser(
+        "which-dstat",
+        help="tell dstat, pcp-dstat and dool on PATH apart",
+        description="Show what dstat, dool and pcp-dstat on PATH really are, and why.",
+    )
+    which.add_argument("--json", action="store_true", help="print JSON")
+    which.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    infos = which_dstat()
+    if args.json:
+        print(json.dumps([asdict(info) for info in infos], indent=2))
+        return 0
+    for info in infos:
+        if info.flavor == "missing":
+            print(f"{info.command}: not on PATH")
+            continue
+        where = info.path if info.path == info.real_path else f"{info.path} -> {info.real_path}"
+        version = f" {info.version}" if info.version else ""
+        print(f"{info.command}: {info.flavor}{version} ({where})")
+        for note in info.evidence:
+            print(f"  {note}")
+    return 0

@@ -1,0 +1,583 @@
+"""The operating system's cumulative counters, and dool's rates between two readings.
+
+The plain layer under `devutils.system`: snapshots and samples are dicts (the fields of
+`devutils.system.Snapshot` and `devutils.system.Sample` by name), so that ``devutils
+stat`` starts without importing `dataclasses` (which imports `inspect`: about 8 ms of
+a 30 ms start). One reader per platform: on Linux the files under `/proc` that psutil
+reads, through descriptors kept open (as dool keeps its files); elsewhere `psutil`.
+`compute_rates` is the one place the rates are computed.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import sys
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from itertools import compress
+from operator import sub
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing slows every start
+if TYPE_CHECKING:
+    from typing import Any
+
+__all__ = [
+    "DISK_FILTER",
+    "GROUPS",
+    "NIC_FILTER",
+    "SAMPLE_FIELDS",
+    "CounterSampler",
+    "DeviceCounters",
+    "ProcReader",
+    "compute_rates",
+    "psutil_readers",
+]
+
+DISK_FILTER = re.compile(
+    r"^([hsv]d[a-z]+\d+|cciss/c\d+d\d+p\d+|dm-\d+|md\d+|mmcblk\d+p\d0|VxVM\d+|nvme\d+n\d+p\d+)$"
+)
+"""Devices dool leaves out of its disk total: partitions, device-mapper and md devices."""
+NIC_FILTER = re.compile(r"^(lo|bond\d+|face|.+\.\d+)$")
+"""Interfaces dool leaves out of its network total: loopback, bonds and VLANs."""
+
+SAMPLE_FIELDS = (
+    *("time", "elapsed", "usr", "sys", "idl", "wai", "stl", "disk_read", "disk_write"),
+    *("net_recv", "net_send", "page_in", "page_out", "interrupts", "ctx_switches"),
+    *("load1", "load5", "load15", "mem_used", "mem_free", "mem_cached", "mem_available"),
+    *("disks", "nics", "missing"),
+)
+"""`devutils.system.Sample`'s fields in order: the keys of every `compute_rates` result."""
+GROUPS = ("cpu", "disk", "net", "paging", "system", "load", "mem")
+"""The groups of counters, in the order they are read."""
+FIELDS = {
+    "cpu": "cpu",
+    "disk": "disks",
+    "net": "nics",
+    "paging": "paging",
+    "system": "system",
+    "load": "load",
+    "mem": "mem",
+}
+"""Each group's key in a snapshot."""
+
+_MIN_ELAPSED = 1e-9
+"""An interval shorter than a nanosecond counts as no time: every rate over it is 0."""
+_CPU_FIELDS = 8
+"""user, nice, system, idle, iowait, irq, softirq, steal."""
+_PERCENT = 100.0
+
+
+class DeviceCounters(Mapping[str, tuple[int, int]]):
+    """Two counters per device, as /proc lists them: names and two parallel lists.
+
+    A read-only mapping of name -> (first, second) x *unit*, for `Snapshot.disks` and
+    `Snapshot.nics`; kept as lists so that `compute_rates` subtracts whole lists in C.
+    """
+
+    __slots__ = ("first", "names", "second", "unit")
+
+    def __init__(
+        self, names: tuple[str, ...], first: list[int], second: list[int], unit: int = 1
+    ) -> None:
+        self.names = names
+        self.first = first  # in *unit*s: /proc/diskstats counts 512-byte sectors
+        self.second = second
+        self.unit = unit
+
+    def __getitem__(self, name: str) -> tuple[int, int]:
+        try:
+            index = self.names.index(name)
+        except ValueError:
+            raise KeyError(name) from None
+        return (self.first[index] * self.unit, self.second[index] * self.unit)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names)
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.names
+
+    def __repr__(self) -> str:
+        return repr(dict(self.items()))
+
+
+def _counters(pairs: dict[str, tuple[int, int]], unit: int = 1) -> DeviceCounters:
+    """*pairs* (name -> counters in *unit*s) as `DeviceCounters`."""
+    return DeviceCounters(
+        tuple(pairs), [p[0] for p in pairs.values()], [p[1] for p in pairs.values()], unit
+    )
+
+
+# -- rates --------------------------------------------------------------------------------
+
+
+class _Filter:
+    """Which devices a dool total counts: a filter's verdicts, remembered by name."""
+
+    __slots__ = ("_pattern", "_verdicts")
+
+    def __init__(self, pattern: re.Pattern[str]) -> None:
+        self._pattern = pattern
+        self._verdicts: dict[str, bool] = {}
+
+    def counted(self, name: str) -> bool:
+        verdict = self._verdicts.get(name)
+        if verdict is None:
+            verdict = self._verdicts[name] = self._pattern.match(name) is None
+        return verdict
+
+
+_DISK_TOTAL = _Filter(DISK_FILTER)
+_NIC_TOTAL = _Filter(NIC_FILTER)
+
+
+def _rate(delta: float, elapsed: float) -> float:
+    """Never negative, never infinite: a counter that went back, or no time, gives 0."""
+    if delta <= 0 or elapsed < _MIN_ELAPSED:
+        return 0.0
+    return delta / elapsed
+
+
+def _percent(part: float, total: float) -> float:
+    """*part* of *total* in percent, at most 100 (rounding can give 100.00000000000001)."""
+    return min(_PERCENT * part / total, _PERCENT)
+
+
+def _device_rates(
+    before: Mapping[str, tuple[int, int]],
+    after: Mapping[str, tuple[int, int]],
+    elapsed: float,
+    total_filter: _Filter,
+    wanted: Sequence[str],
+) -> tuple[tuple[float, float], dict[str, tuple[float, float]]]:
+    """dool's total over the devices in both snapshots that *total_filter* counts (a
+    counter that went back counting 0), and the *wanted* devices one by one."""
+    if (
+        isinstance(after, DeviceCounters)
+        and isinstance(before, DeviceCounters)
+        and after.names == before.names
+        and after.unit == before.unit
+    ):  # the usual case: the same devices in the same order, so subtract lists, in C
+        mask = [total_filter.counted(name) for name in after.names]
+        firsts = [max(delta, 0) for delta in map(sub, after.first, before.first)]
+        seconds = [max(delta, 0) for delta in map(sub, after.second, before.second)]
+        first = sum(compress(firsts, mask)) * after.unit
+        second = sum(compress(seconds, mask)) * after.unit
+    else:
+        first = second = 0
+        for name, (new_first, new_second) in after.items():
+            old = before.get(name)
+            if old is not None and total_filter.counted(name):
+                first += max(new_first - old[0], 0)
+                second += max(new_second - old[1], 0)
+    total = (_rate(first, elapsed), _rate(second, elapsed))
+    per_device = {}
+    for name in wanted:
+        new, old = after.get(name), before.get(name)
+        if name == "total":
+            per_device[name] = total
+        elif new is not None and old is not None:
+            per_device[name] = (_rate(new[0] - old[0], elapsed), _rate(new[1] - old[1], elapsed))
+    return total, per_device
+
+
+def _cpu_rates(old: Sequence[float], new: Sequence[float]) -> dict[str, float]:
+    """dool's cpu columns: usr = user + nice + irq + softirq, sys, idl, wai and stl, each
+    a percentage of the sum of the five (a counter that went back counting 0)."""
+    if len(new) != len(old):
+        msg = f"cpu counters of different lengths: {len(old)} then {len(new)}"
+        raise ValueError(msg)
+    deltas = [max(delta, 0) for delta in map(sub, new[:_CPU_FIELDS], old[:_CPU_FIELDS])]
+    user, nice, system, idle, iowait, irq, softirq, steal = deltas
+    usr = user + nice + irq + softirq
+    total = usr + system + idle + iowait + steal
+    if total <= 0:  # no time passed on the cpu clock: call it idle
+        return {"usr": 0.0, "sys": 0.0, "idl": _PERCENT, "wai": 0.0, "stl": 0.0}
+    parts = {"usr": usr, "sys": system, "idl": idle, "wai": iowait, "stl": steal}
+    return {name: _percent(part, total) for name, part in parts.items()}
+
+
+def compute_rates(
+    before: Mapping[str, Any],
+    after: Mapping[str, Any],
+    *,
+    disks: Sequence[str] = (),
+    nics: Sequence[str] = (),
+) -> dict[str, Any]:
+    """The rates between two snapshots (dicts with `devutils.system.Snapshot`'s fields).
+
+    Returns every `devutils.system.Sample` field by name (None where not measured;
+    ``disks`` and ``nics`` as name -> pair). See `devutils.system.compute_sample`.
+    """
+    elapsed = after["monotonic"] - before["monotonic"]
+    values: dict[str, Any] = dict.fromkeys(SAMPLE_FIELDS)
+    values["time"] = after["time"]
+    values["elapsed"] = elapsed
+    values["missing"] = tuple(
+        group
+        for group in GROUPS
+        if group in after["groups"]
+        and (
+            after[FIELDS[group]] is None
+            or (group not in ("load", "mem") and before[FIELDS[group]] is None)
+        )
+    )
+    if after["cpu"] is not None and before["cpu"] is not None:
+        values.update(_cpu_rates(before["cpu"], after["cpu"]))
+    values["disks"] = values["nics"] = {}
+    if after["disks"] is not None and before["disks"] is not None:
+        total, values["disks"] = _device_rates(
+            before["disks"], after["disks"], elapsed, _DISK_TOTAL, disks
+        )
+        values["disk_read"], values["disk_write"] = total
+    if after["nics"] is not None and before["nics"] is not None:
+        total, values["nics"] = _device_rates(
+            before["nics"], after["nics"], elapsed, _NIC_TOTAL, nics
+        )
+        values["net_recv"], values["net_send"] = total
+    for group, first, second in (
+        ("paging", "page_in", "page_out"),
+        ("system", "interrupts", "ctx_switches"),
+    ):
+        new, old = after[group], before[group]
+        if new is not None and old is not None:
+            values[first] = _rate(new[0] - old[0], elapsed)
+            values[second] = _rate(new[1] - old[1], elapsed)
+    if after["load"] is not None:
+        values["load1"], values["load5"], values["load15"] = after["load"]
+    if after["mem"] is not None:
+        mem = after["mem"]
+        values["mem_used"], values["mem_free"], values["mem_cached"] = mem[:3]
+        values["mem_available"] = mem[3]
+    return values
+
+
+# -- Linux: /proc -------------------------------------------------------------------------
+
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+_PAGE_SIZE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+_SECTOR = 512  # /proc/diskstats counts 512-byte sectors whatever the device's own size
+_KIB = 1024  # /proc/meminfo counts kB
+_DISKSTATS_FIELDS = 10  # major, minor, name, reads, merged, sectors read, ms, writes, ...
+_NET_DEV_FIELDS = 16  # after "name:": 8 receive counters, then 8 transmit counters
+
+
+def parse_stat_cpu(data: bytes) -> tuple[float, ...]:
+    """The cumulative seconds of /proc/stat's first line: user, nice, system, idle,
+    iowait, irq, softirq, steal (0 for the fields an old kernel lacks)."""
+    if not data.startswith(b"cpu "):
+        msg = "no cpu line in /proc/stat"
+        raise OSError(msg)
+    ticks = data[: data.find(b"\n")].split()[1 : _CPU_FIELDS + 1]
+    seconds = [int(tick) / _CLOCK_TICKS for tick in ticks]
+    return (*seconds, *[0.0] * (_CPU_FIELDS - len(seconds)))
+
+
+def parse_stat_system(data: bytes) -> tuple[int, int]:
+    """/proc/stat's interrupts (the first number of ``intr``) and context switches."""
+    fields = {line[:4]: line for line in data.splitlines() if line[:4] in (b"intr", b"ctxt")}
+    if len(fields) != 2:  # noqa: PLR2004 - the two lines
+        msg = "no intr or ctxt line in /proc/stat"
+        raise OSError(msg)
+    return (int(fields[b"intr"].split()[1]), int(fields[b"ctxt"].split()[1]))
+
+
+def parse_diskstats(data: bytes) -> DeviceCounters:
+    """/proc/diskstats as device -> (bytes read, bytes written); a name listed twice
+    counts as its last line."""
+    disks: dict[str, tuple[int, int]] = {}
+    for line in data.splitlines():
+        fields = line.split()
+        if len(fields) >= _DISKSTATS_FIELDS:
+            disks[fields[2].decode()] = (int(fields[5]), int(fields[9]))
+    if not disks:
+        msg = "/proc/diskstats lists no disk"
+        raise OSError(msg)
+    return _counters(disks, _SECTOR)
+
+
+def parse_net_dev(data: bytes) -> DeviceCounters:
+    """/proc/net/dev as interface -> (bytes received, bytes sent)."""
+    nics: dict[str, tuple[int, int]] = {}
+    for line in data.splitlines()[2:]:  # past the two header lines
+        name, colon, counters = line.partition(b":")
+        fields = counters.split()
+        if colon and len(fields) >= _NET_DEV_FIELDS:
+            nics[name.strip().decode()] = (int(fields[0]), int(fields[8]))
+    if not nics:
+        msg = "/proc/net/dev lists no interface"
+        raise OSError(msg)
+    return _counters(nics)
+
+
+def parse_vmstat_paging(data: bytes) -> tuple[int, int]:
+    """/proc/vmstat's pages swapped in and out, in bytes."""
+    values = {}
+    for line in data.splitlines():
+        name, _, value = line.partition(b" ")
+        if name in (b"pswpin", b"pswpout"):
+            values[name] = int(value) * _PAGE_SIZE
+    if len(values) != 2:  # noqa: PLR2004 - the two lines
+        msg = "no pswpin or pswpout line in /proc/vmstat"
+        raise OSError(msg)
+    return (values[b"pswpin"], values[b"pswpout"])
+
+
+def parse_loadavg(data: bytes) -> tuple[float, float, float]:
+    """/proc/loadavg's 1, 5 and 15 minute load averages."""
+    one, five, fifteen = map(float, data.split(None, 3)[:3])
+    return (one, five, fifteen)
+
+
+def parse_meminfo(data: bytes) -> tuple[int, int, int, int]:
+    """Memory used, free, cached and available in bytes, as psutil and ``free`` count
+    them: cached = Cached + SReclaimable, used = MemTotal - MemAvailable."""
+    kib = {}
+    for line in data.splitlines():
+        name, _, rest = line.partition(b":")
+        kib[name] = int(rest.split()[0]) * _KIB
+    total, free = kib[b"MemTotal"], kib[b"MemFree"]
+    cached = kib.get(b"Cached", 0) + kib.get(b"SReclaimable", 0)
+    available = kib.get(b"MemAvailable") or free + kib.get(b"Buffers", 0) + cached
+    available = min(available, total)
+    return (total - available, free, cached, available)
+
+
+class ProcReader:
+    """Linux's counters, read from /proc (or *root*) through descriptors kept open, as
+    dool keeps its files.
+
+    One pread per file per snapshot, at offset 0 into a buffer big enough for the whole
+    file, so each file is one consistent read; /proc/stat is read once for both cpu and
+    system. Every method returns one group's counters.
+    """
+
+    def __init__(self, root: str | os.PathLike[str] = "/proc") -> None:
+        self.root = os.fspath(root)
+        """Where the files are: ``/proc``, or a folder of captured files, for tests."""
+        self._descriptors: dict[str, int] = {}
+        self._sizes: dict[str, int] = {}
+        self._stat: bytes | None = None
+
+    def _read(self, path: str) -> bytes:
+        descriptor = self._descriptors.get(path)
+        if descriptor is None:
+            where = os.path.join(self.root, path)
+            descriptor = self._descriptors[path] = os.open(where, os.O_RDONLY | os.O_CLOEXEC)
+        size = self._sizes.get(path, 1 << 14)
+        data = os.pread(descriptor, size, 0)
+        while len(data) >= size:  # filled the buffer: there may be more, so read it all again
+            size *= 4
+            data = os.pread(descriptor, size, 0)
+        self._sizes[path] = len(data) + 4096  # room to grow
+        return data
+
+    def cpu(self) -> tuple[float, ...]:
+        """Keeps the read for `system`, which comes next in a snapshot."""
+        self._stat = None
+        self._stat = self._read("stat")
+        return parse_stat_cpu(self._stat)
+
+    def system(self) -> tuple[int, int]:
+        data, self._stat = self._stat, None
+        return parse_stat_system(data if data is not None else self._read("stat"))
+
+    def disks(self) -> DeviceCounters:
+        return parse_diskstats(self._read("diskstats"))
+
+    def nics(self) -> DeviceCounters:
+        return parse_net_dev(self._read("net/dev"))
+
+    def paging(self) -> tuple[int, int]:
+        return parse_vmstat_paging(self._read("vmstat"))
+
+    def load(self) -> tuple[float, float, float]:
+        return parse_loadavg(self._read("loadavg"))
+
+    def mem(self) -> tuple[int, int, int, int]:
+        return parse_meminfo(self._read("meminfo"))
+
+    def readers(self) -> dict[str, Callable[[], Any]]:
+        """The group readers, by group name."""
+        return {
+            "cpu": self.cpu,
+            "disk": self.disks,
+            "net": self.nics,
+            "paging": self.paging,
+            "system": self.system,
+            "load": self.load,
+            "mem": self.mem,
+        }
+
+
+# -- elsewhere: psutil --------------------------------------------------------------------
+
+
+def psutil_readers() -> dict[str, Callable[[], Any]]:
+    """The group readers through psutil (imported on first use), by group name."""
+
+    def cpu() -> tuple[float, ...]:
+        import psutil
+
+        t = psutil.cpu_times()
+        names = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")
+        return tuple(float(getattr(t, name, 0.0)) for name in names)
+
+    def disks() -> DeviceCounters:
+        import psutil
+
+        counters = psutil.disk_io_counters(perdisk=True, nowrap=True)
+        if not counters:
+            msg = "no disk counters"
+            raise OSError(msg)
+        return _counters({name: (c.read_bytes, c.write_bytes) for name, c in counters.items()})
+
+    def nics() -> DeviceCounters:
+        import psutil
+
+        counters = psutil.net_io_counters(pernic=True, nowrap=True)
+        if not counters:
+            msg = "no network interfaces"
+            raise OSError(msg)
+        return _counters({name: (c.bytes_recv, c.bytes_sent) for name, c in counters.items()})
+
+    def paging() -> tuple[int, int]:
+        import psutil
+
+        swap = psutil.swap_memory()
+        return (swap.sin, swap.sout)
+
+    def system() -> tuple[int, int]:
+        import psutil
+
+        stats = psutil.cpu_stats()
+        return (stats.interrupts, stats.ctx_switches)
+
+    def mem() -> tuple[int, int, int, int]:
+        import psutil
+
+        vm = psutil.virtual_memory()
+        return (vm.used, vm.free, getattr(vm, "cached", 0), vm.available)
+
+    return {
+        "cpu": cpu,
+        "disk": disks,
+        "net": nics,
+        "paging": paging,
+        "system": system,
+        "load": os.getloadavg,
+        "mem": mem,
+    }
+
+
+def _default_readers() -> dict[str, Callable[[], Any]]:
+    if sys.platform.startswith("linux") and os.access("/proc/stat", os.R_OK):
+        return ProcReader().readers()
+    return psutil_readers()
+
+
+# -- sampling -----------------------------------------------------------------------------
+
+
+class CounterSampler:
+    """`devutils.system.Sampler` without the dataclasses: snapshots and samples as dicts.
+
+    A group whose reader fails is None in the snapshot and listed in the sample's
+    ``missing``; ``errors`` keeps the first failure of each group (group -> message).
+    """
+
+    def __init__(
+        self,
+        *,
+        disks: Sequence[str] = (),
+        nics: Sequence[str] = (),
+        mem: bool = False,
+        readers: Mapping[str, Callable[[], Any]] | None = None,
+    ) -> None:
+        for name, value in (("disks", disks), ("nics", nics)):
+            if isinstance(value, str) or not all(isinstance(v, str) for v in value):
+                msg = f"{name} must be a sequence of names, got {value!r}"
+                raise TypeError(msg)
+        flag: object = mem
+        if not isinstance(flag, bool):
+            msg = f"mem must be a bool, got {flag!r}"
+            raise TypeError(msg)
+        self.disks = tuple(disks)
+        self.nics = tuple(nics)
+        self.mem = mem
+        chosen = _default_readers()
+        chosen.update(readers or {})
+        self.groups = tuple(g for g in GROUPS if g != "mem" or mem)
+        self._plan = [(group, FIELDS[group], chosen[group]) for group in self.groups]
+        self._previous: dict[str, Any] | None = None
+        self.errors: dict[str, str] = {}
+        """The first failure of each group that could not be read: group -> message."""
+
+    def snapshot(self) -> dict[str, Any]:
+        """Read every group's counters now (a group that fails becomes None)."""
+        values: dict[str, Any] = dict.fromkeys(FIELDS.values())
+        for group, name, reader in self._plan:
+            try:
+                values[name] = reader()
+            except Exception as exc:  # noqa: BLE001 - any failure: the group is missing
+                self.errors.setdefault(group, str(exc) or type(exc).__name__)
+        values["monotonic"] = time.monotonic()
+        values["time"] = time.time()
+        values["groups"] = self.groups
+        return values
+
+    def sample(self) -> dict[str, Any] | None:
+        """Return the rates since the previous call (None on the first call)."""
+        current = self.snapshot()
+        previous, self._previous = self._previous, current
+        if previous is None:
+            return None
+        return compute_rates(previous, current, disks=self.disks, nics=self.nics)
+
+    def run(self, interval: float = 1.0, count: int | None = None) -> Iterator[dict[str, Any]]:
+        """Yield a sample every *interval* seconds, *count* times (forever if None).
+
+        The schedule is absolute (start + k x interval), so it does not drift; a late
+        tick is skipped rather than bunched. The first sample comes one interval after
+        the call.
+
+        Raises:
+            TypeError: If *interval* is not a number or *count* not an int or None.
+            ValueError: If *interval* is not positive and finite, or *count* < 1.
+        """
+        if isinstance(interval, bool) or not isinstance(interval, int | float):
+            msg = f"interval must be a number of seconds, got {interval!r}"
+            raise TypeError(msg)
+        if not (math.isfinite(interval) and interval > 0):
+            msg = f"interval must be a positive number of seconds, got {interval!r}"
+            raise ValueError(msg)
+        if count is not None and (isinstance(count, bool) or not isinstance(count, int)):
+            msg = f"count must be an int or None, got {count!r}"
+            raise TypeError(msg)
+        if count is not None and count < 1:
+            msg = f"count must be a positive int or None, got {count!r}"
+            raise ValueError(msg)
+        return self._run(float(interval), count)
+
+    def _run(self, interval: float, count: int | None) -> Iterator[dict[str, Any]]:
+        if self._previous is None:
+            self.sample()
+        deadline = time.monotonic() + interval
+        produced = 0
+        while count is None or produced < count:
+            delay = deadline - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+            result = self.sample()
+            assert result is not None
+            yield result
+            produced += 1
+            deadline += interval
+            behind = time.monotonic() - deadline
+            if behind > 0:
+                deadline += math.ceil(behind / interval) * interval

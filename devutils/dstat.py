@@ -1,0 +1,133 @@
+"""Which ``dstat`` is this? The original dstat, Performance Co-Pilot's pcp-dstat, or dool.
+
+Red Hat replaced ``/usr/bin/dstat`` with ``pcp-dstat``, and on Ubuntu 24.04 ``apt install
+dstat`` installs ``pcp``; the maintained successor of the original is ``dool``.
+`which_dstat` tells them apart from the file first, then from ``--version``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+
+__all__ = ["DstatInfo", "which_dstat"]
+
+
+@dataclass(frozen=True)
+class DstatInfo:
+    """What a ``dstat``-like command on PATH really is.
+
+    ``flavor`` is ``"dstat"`` (the original), ``"pcp-dstat"`` (Performance Co-Pilot's
+    rewrite), ``"dool"`` (the original's maintained successor), ``"missing"`` or
+    ``"unknown"``; ``evidence`` lists what the decision rests on.
+    """
+
+    command: str
+    path: str | None
+    real_path: str | None
+    flavor: str
+    version: str | None
+    evidence: tuple[str, ...]
+
+
+_VERSION = re.compile(r"(\d+\.\d+(?:\.\d+)*)")
+
+
+def _flavor_from_file(real: str) -> tuple[str | None, str | None, list[str]]:
+    evidence: list[str] = []
+    base = os.path.basename(real)
+    if base == "pcp-dstat" or "/pcp/" in real:
+        evidence.append(f"resolves to {real}")
+        return "pcp-dstat", None, evidence
+    if base.startswith("dool"):
+        evidence.append(f"resolves to {real}")
+    try:
+        with open(real, "rb") as handle:
+            head = handle.read(256 * 1024)
+    except OSError as exc:
+        evidence.append(f"cannot read {real}: {exc.strerror}")
+        return None, None, evidence
+    if b"\0" in head[:4096]:
+        evidence.append("a binary, not a Python script")
+        return None, None, evidence
+    text = head.decode("utf-8", "replace")
+    first = text.splitlines()[0] if text else ""
+    version_match = re.search(r"""^VERSION\s*=\s*['"]([^'"]+)['"]""", text, re.M)
+    version = version_match.group(1) if version_match else None
+    if first.startswith("#!") and "pmpython" in first:
+        evidence.append(f"shebang {first!r}")
+        return "pcp-dstat", version, evidence
+    if re.search(r"^\s*(from|import)\s+(pcp|cpmapi)\b", text, re.M):
+        evidence.append("imports the pcp Python modules")
+        return "pcp-dstat", version, evidence
+    if re.search(r"\bdool\b", text, re.I):
+        evidence.append("the script names dool")
+        return "dool", version, evidence
+    if re.search(r"\bDstat\b|\bdstat_\w+", text):
+        evidence.append("the script has the original dstat's markers")
+        return "dstat", version, evidence
+    return None, version, evidence
+
+
+def _flavor_from_version(path: str, timeout: float) -> tuple[str | None, str | None, str]:
+    import subprocess
+
+    try:
+        completed = subprocess.run(
+            [path, "--version"],
+            capture_output=True,
+            timeout=timeout,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        return None, None, f"--version timed out after {timeout:g} s"
+    except OSError as exc:
+        return None, None, f"--version could not run: {exc.strerror}"
+    out = (completed.stdout + completed.stderr).decode("utf-8", "replace")
+    first = out.strip().splitlines()[0] if out.strip() else ""
+    if completed.returncode != 0 and "Traceback" in out:
+        return None, None, f"--version crashed (exit status {completed.returncode})"
+    match = _VERSION.search(first)
+    version = match.group(1) if match else None
+    lowered = out.lower()
+    if "pcp" in lowered:
+        return "pcp-dstat", version, f"--version says {first!r}"
+    if first.lower().startswith("dool"):
+        return "dool", version, f"--version says {first!r}"
+    if first.lower().startswith("dstat"):
+        return "dstat", version, f"--version says {first!r}"
+    return None, version, f"--version says {first!r}"
+
+
+def which_dstat(*, timeout: float = 5.0) -> list[DstatInfo]:
+    """Tell what ``dstat``, ``dool`` and ``pcp-dstat`` on PATH really are.
+
+    Decides from the file first (a symlink to ``pcp-dstat``, a ``pmpython`` shebang, the
+    script's own markers), then from ``--version`` (with a *timeout*), so pcp-dstat is
+    recognized even when its ``--version`` crashes.
+
+    Examples:
+        >>> [info.command for info in which_dstat()]
+        ['dstat', 'dool', 'pcp-dstat']
+    """
+    import shutil
+
+    results = []
+    for command in ("dstat", "dool", "pcp-dstat"):
+        path = shutil.which(command)
+        if path is None:
+            results.append(DstatInfo(command, None, None, "missing", None, ("not on PATH",)))
+            continue
+        real = os.path.realpath(path)
+        flavor, version, evidence = _flavor_from_file(real)
+        by_version, reported, note = _flavor_from_version(path, timeout)
+        evidence.append(note)
+        if flavor is None:
+            flavor = by_version
+        version = reported or version
+        results.append(
+            DstatInfo(command, path, real, flavor or "unknown", version, tuple(evidence))
+        )
+    return results

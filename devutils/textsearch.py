@@ -1,0 +1,418 @@
+"""Find literal keys in a text, leftmost-longest: the three engines behind `devutils.text`.
+
+Every engine answers the same question, ``spans(text, start, stop)``: the leftmost-longest
+``(key_index, start, end)`` of the keys in ``text[start:stop]``, in *text*'s positions,
+with ``text[start - 1]`` as the context before (for whole words) and *stop* taken as the
+end of the text. They give identical answers; they differ in speed.
+
+* `PatternSearch` (``"re"``): a compiled pattern, a longest-first alternation or, for
+  whole words, a trie-shaped pattern between word-boundary lookarounds.
+* `AutomatonSearch` (``"automaton"``): Aho-Corasick, leftmost-longest (`ahocorasick_rs`).
+  For whole words the text is searched with the gaps where a word may start or end marked
+  in it; for ``ignore_case`` it is case-folded first, with each character that folds to
+  several (``"ß"`` -> ``"ss"``) standing as one placeholder that the keys' spellings with
+  those characters match. It hands a text that holds its markers and placeholders
+  (U+10FF00..U+10FFFF, private use) to the exact engine.
+* `ExactSearch` (``"exact"``): every overlapping occurrence, filtered and resolved
+  leftmost-longest in Python: the slow, obviously correct path.
+
+Word characters are Unicode's (UTS #18 Annex C, the `regex` package's ``\\w``). Lone
+surrogates (from ``surrogateescape``) are in no key, so no match crosses one.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import Any, Final
+
+import ahocorasick_rs
+
+__all__ = ["AutomatonSearch", "ExactSearch", "PatternSearch", "Span", "is_word_char"]
+
+Span = tuple[int, int, int]
+"""``(key_index, start, end)`` of one match."""
+
+SPELLINGS_MAX: Final = 64
+"""Spellings of one key with placeholders beyond which texts with multi-character
+foldings go to the exact engine."""
+_PRIVATE_FIRST: Final = 0x10FF00
+_START: Final = "\U0010fffd"
+_END: Final = "\U0010fffc"
+"""Markers of the gaps where a whole word may start or end (see `mark_words`)."""
+INTERNAL: Final = re.compile("[\U0010ff00-\U0010ffff]")
+"""Finds the characters the automaton uses as markers and placeholders."""
+SURROGATES: Final = re.compile("[\ud800-\udfff]+")
+
+
+# -- word characters ---------------------------------------------------------------------
+
+
+@functools.cache
+def _word_pattern() -> Any:
+    """`regex`'s ``\\w``, compiled on first use: importing `regex` costs every
+    ``devutils replace`` start about 15 ms, and only whole words need it."""
+    import regex
+
+    return regex.compile(r"\w")
+
+
+def _is_word(char: str) -> bool:
+    return _word_pattern().match(char) is not None
+
+
+def is_word_char(char: str) -> bool:
+    """Return True if *char* is a word character for ``whole_words``.
+
+    Unicode's definition (UTS #18, Annex C, as the `regex` package's ``\\w`` matches
+    it): letters and other alphabetic characters, combining marks, decimal digits,
+    connector punctuation such as ``_``, and the joiners U+200C and U+200D. So a
+    combining accent, a Devanagari vowel sign or the zero-width joiner inside an emoji
+    sequence is part of the word it is in.
+
+    Raises:
+        TypeError: If *char* is not a str.
+        ValueError: If *char* is not exactly one character.
+
+    Examples:
+        >>> [is_word_char(c) for c in "a_9é語+ -"]
+        [True, True, True, True, True, False, False, False]
+        >>> is_word_char("\\u0301"), is_word_char("\\u093f"), is_word_char("\\u200d")
+        (True, True, True)
+        >>> is_word_char("½"), is_word_char("²")
+        (False, False)
+    """
+    given: object = char
+    if not isinstance(given, str):
+        msg = f"char must be a str, got {type(given).__name__} {given!r}"
+        raise TypeError(msg)
+    if len(char) != 1:
+        msg = f"char must be one character, got {char!r}"
+        raise ValueError(msg)
+    return _is_word(char)
+
+
+def _is_ascii(text: str, start: int, stop: int) -> bool:
+    """Whether ``text[start:stop]`` and the characters on either side are ASCII."""
+    if start == 0 and stop == len(text):
+        return text.isascii()
+    return text[max(start - 1, 0) : stop + 1].isascii()
+
+
+def _by_segments(search: Any, text: str, start: int, stop: int) -> list[Span]:
+    """``search(text, start, stop)``, or where the text holds lone surrogates (which
+    ahocorasick_rs cannot take, and no key holds) the spans of the pieces between them."""
+    try:
+        return search(text, start, stop)  # type: ignore[no-any-return]
+    except UnicodeEncodeError:
+        spans: list[Span] = []
+        for surrogates in SURROGATES.finditer(text, start, stop):
+            spans += search(text, start, surrogates.start())
+            start = surrogates.end()
+        return spans + search(text, start, stop)  # type: ignore[no-any-return]
+
+
+# -- the re engine -----------------------------------------------------------------------
+
+
+class PatternSearch:
+    """The ``"re"`` engine: a longest-first alternation, or for whole words a trie-shaped
+    pattern between word-boundary lookarounds.
+
+    With *unicode* False it is stdlib `re`, whose ``\\w`` is Unicode's on ASCII text only:
+    `applies` then says whether a text is such. With *unicode* True it is the `regex`
+    package (slower: a third of stdlib `re`'s speed at 100 whole-word keys).
+    """
+
+    def __init__(self, keys: list[str], *, whole_words: bool, unicode: bool) -> None:
+        self.index = {key: i for i, key in enumerate(keys)}
+        self.whole_words = whole_words
+        self.unicode = unicode
+        if not whole_words:
+            self.pattern: Any = re.compile(_alternation(keys))
+        elif unicode:
+            import regex
+
+            self.pattern = regex.compile(_bounded(_trie_pattern(keys)))
+        else:
+            self.pattern = re.compile(_bounded(_trie_pattern(keys)))
+
+    def exact_on(self, text: str, start: int, stop: int) -> bool:
+        """Whether this pattern gives the exact answer on ``text[start:stop]``."""
+        return not self.whole_words or self.unicode or _is_ascii(text, start, stop)
+
+    def spans(self, text: str, start: int, stop: int) -> list[Span]:
+        index = self.index
+        found = self.pattern.finditer(text, start, stop)
+        return [(index[match.group()], *match.span()) for match in found]
+
+
+def _alternation(keys: list[str]) -> str:
+    """A longest-first alternation: with literal keys, `re` then matches leftmost-longest."""
+    return "|".join(map(re.escape, sorted(keys, key=len, reverse=True)))
+
+
+def _bounded(body: str) -> str:
+    """*body* where no word character is just before or just after it."""
+    return rf"(?<!\w)(?:{body})(?!\w)"
+
+
+def _trie_pattern(keys: list[str]) -> str:
+    """A trie-shaped pattern; sibling branches start with distinct characters, and each
+    optional tail is greedy, so `re` backtracks from the longest key to shorter ones."""
+    trie: dict[str, dict[str, Any]] = {}
+    for key in keys:
+        node = trie
+        for char in key:
+            node = node.setdefault(char, {})
+        node[""] = {}
+
+    def build(node: dict[str, dict[str, Any]]) -> str:
+        branches = [re.escape(char) + build(child) for char, child in node.items() if char]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        return f"(?:{body})?" if "" in node else body
+
+    return build(trie)
+
+
+# -- the automaton engine ----------------------------------------------------------------
+
+
+class _Foldings:
+    """Characters that case-fold to several (``"ß"`` -> ``"ss"``), and the placeholder
+    that stands for each such folding in a folded text and in the keys' spellings.
+
+    They lie in three blocks (Latin, Greek and Armenian; the Latin and Greek extensions;
+    the ligatures); one that lies elsewhere in a later Unicode is still handled exactly:
+    the text's folded length then differs, and the exact engine takes it.
+    """
+
+    def __init__(self) -> None:
+        blocks = (range(0x600), range(0x1E00, 0x2000), range(0xFB00, 0xFB50))
+        chars = [chr(c) for block in blocks for c in block if len(chr(c).casefold()) > 1]
+        foldings = sorted({char.casefold() for char in chars})
+        placeholder = {folding: chr(_PRIVATE_FIRST + i) for i, folding in enumerate(foldings)}
+        self.chars = re.compile("[" + re.escape("".join(chars)) + "]")
+        """Finds a character that folds to several."""
+        self.placeholder_of_char = {char: placeholder[char.casefold()] for char in chars}
+        self.foldings = re.compile("|".join(map(re.escape, foldings)))
+        """Finds a folding of several characters in a folded key."""
+        self.by_first: dict[str, list[tuple[str, str]]] = {}
+        """Each folding, and its placeholder, by its first character."""
+        for folding in foldings:
+            self.by_first.setdefault(folding[0], []).append((folding, placeholder[folding]))
+
+
+@functools.cache
+def _foldings() -> _Foldings:
+    return _Foldings()
+
+
+def spellings(key: str, limit: int = SPELLINGS_MAX) -> list[str] | None:
+    """*key* (folded) spelled every way with placeholders standing for the foldings in it
+    (``"strasse"`` -> ``"strasse"``, ``"stra<ss>e"``); None past *limit* spellings."""
+    foldings = _foldings()
+    if foldings.foldings.search(key) is None:
+        return [key]
+    ending: list[list[str]] = [[] for _ in range(len(key) + 1)]  # spellings of key[:i]
+    ending[0] = [""]
+    for index, char in enumerate(key):
+        if not ending[index]:
+            continue
+        steps = [(char, 1)]
+        steps += [
+            (placeholder, len(folding))
+            for folding, placeholder in foldings.by_first.get(char, ())
+            if key.startswith(folding, index)
+        ]
+        for spelled, length in steps:
+            ending[index + length] += [prefix + spelled for prefix in ending[index]]
+            if len(ending[index + length]) > limit:
+                return None
+    return ending[-1]
+
+
+def fold_one_to_one(text: str) -> str | None:
+    """*text* case-folded, one character for one: each character that folds to several
+    becomes its folding's placeholder (None if a character outside the known blocks
+    folds to several)."""
+    folded = text.casefold()
+    if len(folded) == len(text):  # every character folded to one
+        return folded
+    foldings = _foldings()
+    placeholder = foldings.placeholder_of_char
+    folded = foldings.chars.sub(lambda char: placeholder[char.group()], text).casefold()
+    return folded if len(folded) == len(text) else None
+
+
+def mark_words(text: str, *, word_before: bool = False) -> str:
+    """Insert `_START` in every gap where a whole word may start and `_END` where one may end.
+
+    Gap ``g`` (before ``text[g]``) gets `_END` if ``text[g]`` is not a word character
+    (or ``g == len(text)``), then `_START` if ``text[g - 1]`` is not one (or ``g == 0``
+    and not *word_before*). A key, marked the same way inside and framed by `_START` ...
+    `_END` (`mark_key`), then occurs in the marked text exactly where it occurs as a
+    whole word, so plain leftmost-longest search enforces the word boundaries. Built
+    with C-speed `str.replace` calls, one per distinct non-word character. Case folding
+    never changes whether a character is a word character, so a folded text can be
+    marked as its original.
+    """
+    for char in {char for char in set(text) if not _is_word(char)}:
+        text = text.replace(char, f"{_END}{char}{_START}")
+    framed = f"{text}{_END}" if word_before else f"{_START}{text}{_END}"
+    return framed.replace(_START + _END, _END + _START)
+
+
+def mark_key(key: str) -> str:
+    """*key* marked as `mark_words` marks a text, framed where it must start and end."""
+    marked = mark_words(key)
+    if not _is_word(key[0]):  # drop the leading gap's _END ...
+        marked = marked[1:]
+    if not _is_word(key[-1]):  # ... and the trailing gap's _START
+        marked = marked[:-1]
+    return marked
+
+
+class AutomatonSearch:
+    """The ``"automaton"`` engine (see the module's docstring)."""
+
+    def __init__(self, keys: list[str], *, whole_words: bool, ignore_case: bool) -> None:
+        self.whole_words = whole_words
+        self.ignore_case = ignore_case
+        searched = [mark_key(key) for key in keys] if whole_words else keys
+        self.owners: list[int] | None = None
+        """The key of each searched spelling (None: one spelling per key)."""
+        self.complete = True
+        """Whether every key's spellings are listed (see `SPELLINGS_MAX`)."""
+        if ignore_case:
+            spelled: list[str] = []
+            owners: list[int] = []
+            for index, key in enumerate(searched):
+                listed = spellings(key)
+                if listed is None:
+                    self.complete = False
+                    listed = [key]
+                spelled += listed
+                owners += [index] * len(listed)
+            if len(spelled) > len(searched):
+                searched, self.owners = spelled, owners
+        self.automaton = ahocorasick_rs.AhoCorasick(
+            searched, matchkind=ahocorasick_rs.MatchKind.LeftmostLongest
+        )
+
+    def spans(self, text: str, start: int, stop: int) -> list[Span] | None:
+        """The spans, or None where only the exact engine can answer."""
+        try:
+            return _by_segments(self._spans, text, start, stop)
+        except _NotHere:
+            return None
+
+    def _spans(self, text: str, start: int, stop: int) -> list[Span]:
+        piece = text if start == 0 and stop == len(text) else text[start:stop]
+        if (self.whole_words or self.ignore_case) and INTERNAL.search(piece):
+            raise _NotHere
+        haystack = piece
+        if self.whole_words:
+            haystack = mark_words(piece, word_before=start > 0 and _is_word(text[start - 1]))
+        if self.ignore_case:
+            folded = haystack.casefold()
+            if len(folded) != len(haystack):  # "ß" -> "ss": placeholders keep it 1 to 1
+                one_to_one = fold_one_to_one(haystack) if self.complete else None
+                if one_to_one is None:
+                    raise _NotHere
+                folded = one_to_one
+            haystack = folded
+        found = self.automaton.find_matches_as_indexes(haystack)
+        owners = self.owners
+        if not self.whole_words:
+            if owners is None:
+                return found if start == 0 else [(k, b + start, e + start) for k, b, e in found]
+            return [(owners[key], begin + start, end + start) for key, begin, end in found]
+        # Positions in the marked text: subtract the markers before and inside each match.
+        spans: list[Span] = []
+        count = haystack.count
+        removed = previous = 0
+        for key, begin, end in found:
+            removed += count(_START, previous, begin) + count(_END, previous, begin)
+            inside = count(_START, begin, end) + count(_END, begin, end)
+            index = key if owners is None else owners[key]
+            spans.append((index, begin - removed + start, end - removed - inside + start))
+            removed += inside
+            previous = end
+        return spans
+
+
+class _NotHere(Exception):
+    """This text is for the exact engine."""
+
+
+def holds_internal(keys: list[str]) -> bool:
+    """Whether a key holds the automaton's markers or placeholders (then only the exact
+    engine can search for it)."""
+    return any(INTERNAL.search(key) for key in keys)
+
+
+# -- the exact engine --------------------------------------------------------------------
+
+
+class ExactSearch:
+    """The ``"exact"`` engine: every overlapping occurrence, filtered, then resolved
+    leftmost-longest. With *eager* its automaton is built now (for a Replacer that uses
+    it on every text); else each search builds one (for the rare text handed over)."""
+
+    def __init__(
+        self, keys: list[str], *, whole_words: bool, ignore_case: bool, eager: bool
+    ) -> None:
+        self.keys = keys
+        self.whole_words = whole_words
+        self.ignore_case = ignore_case
+        self.automaton = ahocorasick_rs.AhoCorasick(keys) if eager else None
+
+    def spans(self, text: str, start: int, stop: int) -> list[Span]:
+        automaton = self.automaton or ahocorasick_rs.AhoCorasick(self.keys)
+        return _by_segments(functools.partial(self._spans, automaton), text, start, stop)
+
+    def _spans(
+        self, automaton: ahocorasick_rs.AhoCorasick, text: str, start: int, stop: int
+    ) -> list[Span]:
+        piece = text[start:stop]
+        haystack = piece.casefold() if self.ignore_case else piece
+        origin = _origins(piece) if len(haystack) != len(piece) else None
+        best: dict[int, tuple[int, int]] = {}
+        for key, found_begin, found_end in automaton.find_matches_as_indexes(
+            haystack, overlapping=True
+        ):
+            begin, end = found_begin, found_end
+            if origin is not None:
+                begin, end = origin[found_begin], origin[found_end]
+                if begin < 0 or end < 0:  # inside a character's folding
+                    continue
+            if self.whole_words and (
+                (begin + start > 0 and _is_word(text[begin + start - 1]))
+                or (end < len(piece) and _is_word(piece[end]))
+            ):
+                continue
+            if begin not in best or end > best[begin][0]:
+                best[begin] = (end, key)
+        chosen: list[Span] = []
+        position = 0
+        for begin in sorted(best):
+            if begin >= position:
+                end, key = best[begin]
+                chosen.append((key, begin + start, end + start))
+                position = end
+        return chosen
+
+
+def _origins(piece: str) -> list[int]:
+    """For each index of ``piece.casefold()`` (and its end), the index in *piece* of the
+    character whose folding starts there, or -1 inside a folding of several characters."""
+    origin = [-1] * (len(piece.casefold()) + 1)
+    position = 0
+    for index, char in enumerate(piece):
+        origin[position] = index
+        position += len(char.casefold())
+    origin[position] = len(piece)
+    return origin

@@ -1,0 +1,112 @@
+"""Tests for devutils batch."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+import pytest
+
+if TYPE_CHECKING:
+    from tests.conftest import Cli
+
+
+def test_batch_text(cli: Cli) -> None:
+    result = cli(["batch", "--target", "64", "--max-per-device", "4"])
+    assert result.status == 0
+    assert result.text.splitlines()[0].startswith("4 x 16 x 1 = 64")
+
+
+def test_batch_schedule(cli: Cli) -> None:
+    args = [
+        "batch",
+        "--target",
+        "96",
+        "--max-per-device",
+        "8",
+        "--devices",
+        "2",
+        "--samples",
+        "10000",
+    ]
+    result = cli([*args, "--epochs", "3", "--warmup", "0.05", "--seq-len", "2048"])
+    assert result.status == 0
+    lines = result.text.splitlines()
+    assert lines[0].startswith("8 x 6 x 2 = 96")
+    assert "steps per epoch: 105" in lines
+    assert "total steps: 315 (3 epochs)" in lines
+    assert "warmup steps: 16" in lines
+    assert "tokens per step: 196608" in lines
+
+
+@pytest.mark.parametrize(
+    ("fmt", "expected"),
+    [
+        ("hf", {"per_device_train_batch_size": 4, "gradient_accumulation_steps": 16}),
+        (
+            "deepspeed",
+            {
+                "train_batch_size": 64,
+                "train_micro_batch_size_per_gpu": 4,
+                "gradient_accumulation_steps": 16,
+            },
+        ),
+        (
+            "lightning",
+            {
+                "trainer": {"accumulate_grad_batches": 16, "devices": 1},
+                "dataloader": {"batch_size": 4},
+            },
+        ),
+    ],
+)
+def test_batch_framework_snippets(fmt: str, expected: dict[str, object], cli: Cli) -> None:
+    result = cli(["batch", "--target", "64", "--max-per-device", "4", "--format", fmt])
+    assert json.loads(result.text) == expected
+
+
+def test_batch_json(cli: Cli) -> None:
+    result = cli(
+        [
+            "batch",
+            "--target",
+            "64",
+            "--max-per-device",
+            "6",
+            "--samples",
+            "1000",
+            "--format",
+            "json",
+        ]
+    )
+    data = json.loads(result.text)
+    assert data["plan"]["per_device"] == 4
+    assert data["plan"]["effective"] == 64
+    assert data["schedule"]["steps_per_epoch"] == 16
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["--target", "97", "--max-per-device", "8", "--min-per-device", "2"],
+            "nearest achievable targets: 96 below, 98 above",
+        ),
+        (["--target", "4.0", "--max-per-device", "8"], "invalid int value: '4.0'"),
+        (["--target", "0", "--max-per-device", "8"], "target must be >= 1, got 0"),
+        (["--target", "64"], "required: --max-per-device"),
+        (
+            ["--target", "64", "--max-per-device", "4", "--epochs", "2"],
+            "--epochs and --max-steps need --samples",
+        ),
+        (
+            ["--target", "64", "--max-per-device", "4", "--samples", "10", "--warmup", "2.5"],
+            "ratio must be in [0, 1)",
+        ),
+    ],
+)
+def test_batch_errors(args: list[str], message: str, cli: Cli) -> None:
+    result = cli(["batch", *args])
+    assert result.status == 2
+    assert message in result.err
+    assert result.err.count("\n") == 1

@@ -1,0 +1,45 @@
+"""Tests for devutils months."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+
+if TYPE_CHECKING:
+    from tests.conftest import Cli
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["2024-01-15", "2024-03-05"], "3\n"),
+        (["2024-01-31", "2024-02-29", "--elapsed"], "1\n"),
+        (["2024-03-31", "2024-02-29", "--elapsed"], "-1\n"),
+        (["2023-11-20", "2024-02-01", "--list"], "2023-11\n2023-12\n2024-01\n2024-02\n"),
+        (["2024-01-15T10:00-05:00", "2024-01-31T20:00-05:00"], "1\n"),
+        (["2024-01-31T10:00", "2024-02-29T09:00", "--elapsed"], "0\n"),
+    ],
+)
+def test_months(args: list[str], expected: str, cli: Cli) -> None:
+    result = cli(["months", *args])
+    assert (result.status, result.text, result.err) == (0, expected, "")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["2024-02-30", "2024-03-01"], "START is not an ISO 8601 date or datetime: '2024-02-30'"),
+        (["2024-01-01", "soon"], "END is not an ISO 8601"),
+        (["2024-03-01", "2024-01-01"], "end must not be before start"),
+        (["2024-01-01T00:00+00:00", "2024-02-01"], "cannot mix an aware datetime and a date"),
+        (["2024-01-01"], "the following arguments are required: END"),
+        (["2024-01-01", "2024-02-01", "--list", "--elapsed"], "not allowed with argument"),
+    ],
+)
+def test_months_errors(args: list[str], message: str, cli: Cli) -> None:
+    result = cli(["months", *args])
+    assert result.status == 2
+    assert message in result.err
+    assert result.err.count("\n") == 1
+    assert result.out == b""

@@ -1,0 +1,375 @@
+"""Tests for devutils replace: streams and files, in place, in parallel, maps."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+if TYPE_CHECKING:
+    from tests.conftest import Cli
+
+
+def write(path: Path, data: bytes) -> Path:
+    path.write_bytes(data)
+    return path
+
+
+def test_pairs_swap_and_longest_wins(cli: Cli) -> None:
+    result = cli(
+        ["replace", "--pair", "a", "b", "--pair", "b", "a", "--pair", "ab", "X"], b"ab ba\n"
+    )
+    assert (result.status, result.text) == (0, "X ab\n")
+
+
+def test_bytes_pass_through_unchanged_crlf(cli: Cli) -> None:
+    result = cli(["replace", "--pair", "x", "y"], b"x\r\nline\r\n")
+    assert result.out == b"y\r\nline\r\n"
+
+
+def test_options(tmp_path: Path, cli: Cli) -> None:
+    result = cli(
+        ["replace", "--pair", "acme", "corp", "--ignore-case", "--preserve-case", "-w"],
+        b"ACME Acme acmes",
+    )
+    assert result.text == "CORP Corp acmes"
+
+
+def test_json_map(tmp_path: Path, cli: Cli) -> None:
+    path = tmp_path / "map.json"
+    path.write_text(json.dumps({"colour": "color", "centre": "center"}), encoding="utf-8")
+    result = cli(["replace", "--map", str(path)], b"colour centre")
+    assert result.text == "color center"
+
+
+def test_tsv_map_with_pairs(tmp_path: Path, cli: Cli) -> None:
+    path = tmp_path / "glossary.tsv"
+    path.write_text("colour\tcolor\n\ncentre\tcenter\n", encoding="utf-8")
+    result = cli(["replace", "--map", str(path), "--pair", "grey", "gray"], b"grey colour centre")
+    assert result.text == "gray color center"
+
+
+def test_tsv_malformed_line_is_named(tmp_path: Path, cli: Cli) -> None:
+    path = tmp_path / "glossary.tsv"
+    path.write_text("colour\tcolor\ncentre center\n", encoding="utf-8")
+    result = cli(["replace", "--map", str(path)], b"x")
+    assert result.status == 2
+    assert "line 2" in result.err
+    assert result.err.count("\n") == 1
+    assert result.out == b""
+
+
+def test_key_given_twice_with_different_values(tmp_path: Path, cli: Cli) -> None:
+    path = tmp_path / "m.json"
+    path.write_text('{"a": "b"}', encoding="utf-8")
+    result = cli(["replace", "--map", str(path), "--pair", "a", "c"], b"a")
+    assert result.status == 2
+    assert "'a' given twice" in result.err
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["replace"], "no replacements"),
+        (["replace", "--pair", "", "x"], "non-empty"),
+        (["replace", "--map", "/nonexistent/map.json"], "cannot read --map"),
+        (["replace", "--pair", "a"], "expected 2 arguments"),
+        (["replace", "--bogus"], "unrecognized arguments"),
+        (["nosuchcommand"], "invalid choice"),
+        (
+            ["replace", "--pair", "A", "x", "--pair", "a", "y", "--ignore-case"],
+            "equal when case is ignored",
+        ),
+    ],
+)
+def test_usage_errors_are_one_line_exit_2(args: list[str], message: str, cli: Cli) -> None:
+    result = cli(args, b"a")
+    assert result.status == 2
+    assert message in result.err
+    assert result.err.count("\n") == 1, result.err
+
+
+def test_bad_json_map(tmp_path: Path, cli: Cli) -> None:
+    path = tmp_path / "m.json"
+    path.write_text('{"a": 1}', encoding="utf-8")
+    assert "must be a string" in cli(["replace", "--map", str(path)]).err
+    path.write_text("[1, 2]", encoding="utf-8")
+    assert "expected a JSON object" in cli(["replace", "--map", str(path)]).err
+    path.write_text("{oops", encoding="utf-8")
+    assert "invalid JSON at line 1" in cli(["replace", "--map", str(path)]).err
+
+
+def test_undecodable_stdin_is_refused(cli: Cli) -> None:
+    result = cli(["replace", "--pair", "a", "b"], b"\xff\xfe a")
+    assert result.status == 1
+    assert "<stdin>: not valid utf-8 (byte 0)" in result.err
+    assert result.out == b""
+
+
+def test_bare_in_place_does_not_swallow_the_file_name(tmp_path: Path, cli: Cli) -> None:
+    path = write(tmp_path / "a.txt", b"old\n")
+    assert cli(["replace", "--pair", "old", "new", "--in-place", str(path)]).status == 0
+    assert path.read_bytes() == b"new\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt"]
+
+
+def test_binary_and_undecodable_files_are_refused_others_processed(
+    tmp_path: Path, cli: Cli
+) -> None:
+    binary = write(tmp_path / "image.png", b"old\x00\x01\x02")
+    broken = write(tmp_path / "latin.txt", "old café".encode("latin-1"))
+    good = write(tmp_path / "good.txt", b"old\n")
+    result = cli(
+        ["replace", "--in-place", "--pair", "old", "new", str(binary), str(broken), str(good)]
+    )
+    assert result.status == 1
+    assert f"{binary}: looks binary" in result.err
+    assert f"{broken}: not valid utf-8 (byte 7)" in result.err
+    assert binary.read_bytes() == b"old\x00\x01\x02"
+    assert broken.read_bytes() == "old café".encode("latin-1")
+    assert good.read_bytes() == b"new\n"
+
+
+def test_missing_file_is_exit_1_and_others_go_on(tmp_path: Path, cli: Cli) -> None:
+    good = write(tmp_path / "good.txt", b"old\n")
+    result = cli(
+        ["replace", "--in-place", "--pair", "old", "new", str(tmp_path / "nope"), str(good)]
+    )
+    assert result.status == 1
+    assert "No such file" in result.err
+    assert good.read_bytes() == b"new\n"
+
+
+def test_files_to_stdout_in_order_and_refused_file_writes_nothing(tmp_path: Path, cli: Cli) -> None:
+    first = write(tmp_path / "1.txt", b"one old\n")
+    bad = write(tmp_path / "2.txt", b"old \xff\n")
+    third = write(tmp_path / "3.txt", b"three old\n")
+    result = cli(["replace", "--pair", "old", "new", str(first), str(bad), str(third)])
+    assert result.status == 1
+    assert result.out == b"one new\nthree new\n"
+    assert first.read_bytes() == b"one old\n"
+
+
+def test_dry_run_and_count(tmp_path: Path, cli: Cli) -> None:
+    a = write(tmp_path / "a.txt", b"old old\n")
+    b = write(tmp_path / "b.txt", b"nothing\n")
+    result = cli(["replace", "--dry-run", "--pair", "old", "new", str(a), str(b)])
+    assert (result.status, result.text) == (0, f"{a}: 2\n{b}: 0\n")
+    assert a.read_bytes() == b"old old\n"
+    result = cli(["replace", "--in-place", "--count", "--pair", "old", "new", str(a), str(b)])
+    assert result.err == f"{a}: 2\n{b}: 0\n"
+    assert a.read_bytes() == b"new new\n"
+
+
+def test_diff(tmp_path: Path, cli: Cli) -> None:
+    a = write(tmp_path / "a.txt", b"keep\nold line\nkeep\n")
+    result = cli(["replace", "--diff", "--pair", "old", "new", str(a)])
+    assert result.status == 0
+    assert f"--- a/{a}\n+++ b/{a}\n" in result.text
+    assert "-old line\n+new line\n" in result.text
+    assert a.read_bytes() == b"keep\nold line\nkeep\n"
+
+
+def test_in_place_with_stdin_or_dry_run_is_a_usage_error(tmp_path: Path, cli: Cli) -> None:
+    assert cli(["replace", "--in-place", "--pair", "a", "b"]).status == 2
+    path = write(tmp_path / "a.txt", b"a")
+    result = cli(["replace", "--in-place", "--dry-run", "--pair", "a", "b", str(path)])
+    assert result.status == 2
+    assert result.err.count("\n") == 1
+
+
+def make_tree(root: Path) -> None:
+    for relative in [
+        "a.txt",
+        "sub/b.txt",
+        ".hidden.txt",
+        ".git/config",
+        ".cache/c.txt",
+        "sub/img.bin",
+    ]:
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(b"old\x00" if relative.endswith(".bin") else b"old\n")
+
+
+def test_directory_needs_recursive(tmp_path: Path, cli: Cli) -> None:
+    make_tree(tmp_path)
+    result = cli(["replace", "--in-place", "--pair", "old", "new", str(tmp_path)])
+    assert result.status == 2
+    assert "is a directory (use --recursive" in result.err
+
+
+def test_recursive_skips_hidden_and_binary(tmp_path: Path, cli: Cli) -> None:
+    make_tree(tmp_path)
+    result = cli(["replace", "-r", "--in-place", "--pair", "old", "new", str(tmp_path)])
+    assert (result.status, result.err) == (0, "")
+    changed = sorted(
+        str(p.relative_to(tmp_path))
+        for p in tmp_path.rglob("*")
+        if p.is_file() and p.read_bytes() == b"new\n"
+    )
+    assert changed == ["a.txt", "sub/b.txt"]
+    assert (tmp_path / "sub/img.bin").read_bytes() == b"old\x00"
+
+
+def test_recursive_hidden(tmp_path: Path, cli: Cli) -> None:
+    make_tree(tmp_path)
+    assert (
+        cli(
+            ["replace", "-r", "--hidden", "--in-place", "--pair", "old", "new", str(tmp_path)]
+        ).status
+        == 0
+    )
+    assert (tmp_path / ".hidden.txt").read_bytes() == b"new\n"
+    assert (tmp_path / ".cache/c.txt").read_bytes() == b"new\n"
+    assert (tmp_path / ".git/config").read_bytes() == b"old\n"  # never .git
+
+
+def test_jobs_2_gives_the_same_bytes_as_jobs_1(tmp_path: Path) -> None:
+    texts = [
+        f"file {i}: colour centre colourful {'x' * i}\r\n".encode() * (i + 1) for i in range(12)
+    ]
+    args = ["replace", "--pair", "colour", "color", "--pair", "centre", "center", "-w"]
+    for jobs in ("1", "2"):
+        folder = tmp_path / jobs
+        folder.mkdir()
+        paths = [write(folder / f"{i:02d}.txt", text) for i, text in enumerate(texts)]
+        completed = subprocess.run(
+            [sys.executable, "-m", "devutils", *args, "--jobs", jobs, *map(str, paths)],
+            capture_output=True,
+            check=True,
+        )
+        (tmp_path / f"stdout-{jobs}").write_bytes(completed.stdout)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "devutils",
+                *args,
+                "--jobs",
+                jobs,
+                "--in-place",
+                *map(str, paths),
+            ],
+            check=True,
+        )
+    assert (tmp_path / "stdout-1").read_bytes() == (tmp_path / "stdout-2").read_bytes()
+    for i in range(12):
+        assert (tmp_path / "1" / f"{i:02d}.txt").read_bytes() == (
+            tmp_path / "2" / f"{i:02d}.txt"
+        ).read_bytes()
+    assert b"color center colourful" in (tmp_path / "2" / "00.txt").read_bytes()
+
+
+def test_sigkill_leaves_the_file_old_or_new(tmp_path: Path) -> None:
+    folder = tmp_path
+    old = b"the old colour of the centre\n" * 400_000  # about 12 MB
+    new = old.replace(b"colour", b"color").replace(b"centre", b"center")
+    path = folder / "big.txt"
+    outcomes = set()
+    for delay in (0.0, 0.05, 0.1, 0.2, 0.3, 0.5, 0.8, 1.2):
+        path.write_bytes(old)
+        process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "devutils",
+                "replace",
+                "--in-place",
+                "--chunk-size",
+                "65536",
+                "--pair",
+                "colour",
+                "color",
+                "--pair",
+                "centre",
+                "center",
+                str(path),
+            ]
+        )
+        time.sleep(delay)
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        data = path.read_bytes()
+        assert data in (old, new), f"killed after {delay}s: {len(data)} bytes, neither old nor new"
+        outcomes.add(data == new)
+        for leftover in folder.glob(".big.txt.*.devutils-tmp"):
+            leftover.unlink()  # a kill can leave the temporary file, never a damaged original
+    assert False in outcomes  # some kills landed before the rename
+
+
+def test_recipe_rename_identifiers(tmp_path: Path, cli: Cli) -> None:
+    a = write(tmp_path / "a.py", b"user_id = get(user_identity)\nclass UserId: ...\n")
+    b = write(tmp_path / "b.py", b"print(user_id)\n")
+    args = [
+        "replace",
+        "--whole-words",
+        "--in-place",
+        "--jobs",
+        "2",
+        "--pair",
+        "user_id",
+        "account_id",
+    ]
+    result = cli([*args, "--pair", "UserId", "AccountId", str(a), str(b)])
+    assert result.status == 0
+    assert a.read_bytes() == b"account_id = get(user_identity)\nclass AccountId: ...\n"
+    assert b.read_bytes() == b"print(account_id)\n"
+
+
+def test_recipe_glossary_on_a_corpus(tmp_path: Path, cli: Cli) -> None:
+    glossary = write(
+        tmp_path / "glossary.tsv", b"colour\tcolor\ncentre\tcenter\nrealise\trealize\n"
+    )
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    write(corpus / "a.txt", b"I realise the colour of the centre.\n")
+    write(corpus / "b.txt", b"Nothing here.\n")
+    args = ["replace", "--map", str(glossary), "--whole-words", "--in-place", "--count", "-r"]
+    result = cli([*args, str(corpus)])
+    assert result.status == 0
+    assert result.err == f"{corpus}/a.txt: 3\n{corpus}/b.txt: 0\n"
+    assert (corpus / "a.txt").read_bytes() == b"I realize the color of the center.\n"
+
+
+def test_recipe_preview_with_diff(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli: Cli
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / "notes.txt", b"The colour of the sea\n")
+    result = cli(["replace", "--diff", "--pair", "colour", "color", "notes.txt"])
+    assert result.text == (
+        "--- a/notes.txt\n+++ b/notes.txt\n@@ -1 +1 @@\n"
+        "-The colour of the sea\n+The color of the sea\n"
+    )
+    assert (
+        cli(["replace", "--dry-run", "--pair", "colour", "color", "notes.txt"]).text
+        == "notes.txt: 1\n"
+    )
+
+
+def test_progress_bar_only_when_asked_or_on_a_terminal(tmp_path: Path, cli: Cli) -> None:
+    paths = [write(tmp_path / f"{i}.txt", b"old\n" * 100) for i in range(3)]
+    quiet = cli(["replace", "--in-place", "--pair", "old", "new", *map(str, paths)])
+    assert quiet.err == ""  # stderr is not a terminal here: no bar
+    shown = cli(
+        ["replace", "--in-place", "--progress", "always", "--pair", "new", "old", *map(str, paths)]
+    )
+    assert "devutils replace [" in shown.err
+    assert "3/3 files" in shown.err
+    assert all(p.read_bytes() == b"old\n" * 100 for p in paths)
+
+
+def test_a_file_named_twice_is_rewritten_once(tmp_path: Path, cli: Cli) -> None:
+    path = write(tmp_path / "a.txt", b"cat dog\n")
+    link = tmp_path / "link.txt"
+    link.symlink_to(path)
+    args = ["replace", "--in-place", "--pair", "cat", "dog", "--pair", "dog", "cat"]
+    assert cli([*args, str(path), str(path), str(link)]).status == 0
+    assert path.read_bytes() == b"dog cat\n"

@@ -1,0 +1,219 @@
+"""Tests for devutils.counters: reading /proc and psutil, the counters mapping."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from devutils import counters
+from devutils.counters import (
+    CounterSampler,
+    DeviceCounters,
+    ProcReader,
+    compute_rates,
+    parse_diskstats,
+    parse_net_dev,
+    psutil_readers,
+)
+
+
+def test_device_counters_is_a_read_only_mapping() -> None:
+    pairs = DeviceCounters(("sda", "lo"), [1, 2], [3, 4])
+    assert pairs == {"sda": (1, 3), "lo": (2, 4)}
+    assert pairs["lo"] == (2, 4)
+    assert list(pairs) == ["sda", "lo"]
+    assert len(pairs) == 2
+    assert "sda" in pairs
+    assert "sdb" not in pairs
+    assert pairs.get("sdb") is None
+    with pytest.raises(KeyError, match="sdb"):
+        pairs["sdb"]
+    assert repr(pairs) == "{'sda': (1, 3), 'lo': (2, 4)}"
+
+
+LINUX = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc is Linux's")
+
+
+@LINUX
+def test_proc_reader_agrees_with_psutil() -> None:
+    proc = ProcReader()
+    portable = psutil_readers()
+    assert proc.cpu()[3] == pytest.approx(portable["cpu"]()[3], abs=1.0)
+    assert set(proc.disks()) == set(portable["disk"]())
+    assert set(proc.nics()) == set(portable["net"]())
+    for group, read in (("system", proc.system), ("paging", proc.paging)):
+        first, second = read(), portable[group]()
+        assert all(b - a >= 0 for a, b in zip(first, second, strict=True))
+        assert all(b - a < 10**6 for a, b in zip(first, second, strict=True))
+    used, _, _, available = proc.mem()
+    memory = portable["mem"]()
+    assert available == pytest.approx(memory[3], rel=0.05)
+    assert used == pytest.approx(memory[0], rel=0.05)
+
+
+device_names = st.text("abcdefghijklmnopqrstuvwxyz0123456789-_./", min_size=1, max_size=12)
+counter_values = st.integers(0, 2**64 - 1)
+
+
+def diskstats_reference(data: bytes) -> dict[str, tuple[int, int]]:
+    result = {}
+    for line in data.decode().splitlines():
+        fields = line.split()
+        result[fields[2]] = (int(fields[5]) * 512, int(fields[9]) * 512)
+    return result
+
+
+@given(
+    st.sampled_from([14, 18, 20]),
+    st.lists(st.tuples(device_names, st.lists(counter_values, min_size=17, max_size=17))),
+    st.booleans(),
+)
+def test_parse_diskstats(width: int, devices: list[tuple[str, list[int]]], mixed: bool) -> None:
+    lines = [
+        f"{7:4d} {index:7d} {name} " + " ".join(map(str, numbers[: width - 3]))
+        for index, (name, numbers) in enumerate(devices)
+    ]
+    if mixed and lines:  # one line of another kernel's width
+        lines[0] += " 0 0"
+    data = "".join(line + "\n" for line in lines).encode()
+    expected = diskstats_reference(data)
+    if not expected:
+        with pytest.raises(OSError, match="no disk"):
+            parse_diskstats(data)
+    else:
+        assert parse_diskstats(data) == expected
+
+
+NET_DEV_HEADER = (
+    "Inter-|   Receive                                                |  Transmit\n"
+    " face |bytes    packets errs drop fifo frame compressed multicast|"
+    "bytes    packets errs drop fifo colls carrier compressed\n"
+)
+
+
+def net_dev_reference(data: bytes) -> dict[str, tuple[int, int]]:
+    result = {}
+    for line in data.decode().splitlines()[2:]:
+        name, _, numbers = line.partition(":")
+        fields = numbers.split()
+        result[name.strip()] = (int(fields[0]), int(fields[8]))
+    return result
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.text("abcdefghijklmnopqrstuvwxyz0123456789-_.@", min_size=1, max_size=15),
+            st.lists(counter_values, min_size=16, max_size=16),
+        ),
+        min_size=1,
+    ),
+    st.booleans(),
+)
+def test_parse_net_dev(nics: list[tuple[str, list[int]]], old_kernel: bool) -> None:
+    # Linux writes "%6s: %7llu ..."; 2.4-era kernels glued the first number to the colon.
+    separator = ":" if old_kernel else ": "
+    body = "".join(
+        f"{name:>6}{separator}" + " ".join(f"{n:7d}" for n in numbers) + "\n"
+        for name, numbers in nics
+    )
+    data = (NET_DEV_HEADER + body).encode()
+    assert parse_net_dev(data) == net_dev_reference(data)
+
+
+STAT = (
+    b"cpu  100 2 30 4000 5 6 7 8 0 0\ncpu0 50 1 15 2000 2 3 3 4 0 0\n"
+    b"intr 123456 0 9 0\nctxt 98765\nbtime 1700000000\n"
+)
+MEMINFO = (
+    b"MemTotal:       16000000 kB\nMemFree:         2000000 kB\nMemAvailable:    9000000 kB\n"
+    b"Buffers:          100000 kB\nCached:          5000000 kB\nSReclaimable:     500000 kB\n"
+)
+
+
+def test_parse_stat_vmstat_loadavg_and_meminfo() -> None:
+    ticks = os.sysconf("SC_CLK_TCK")
+    assert counters.parse_stat_cpu(STAT) == tuple(t / ticks for t in (100, 2, 30, 4000, 5, 6, 7, 8))
+    assert counters.parse_stat_cpu(b"cpu  1 2 3 4\n")[4:] == (0.0, 0.0, 0.0, 0.0)
+    assert counters.parse_stat_system(STAT) == (123456, 98765)
+    with pytest.raises(OSError, match="no cpu line"):
+        counters.parse_stat_cpu(b"intr 1\n")
+    with pytest.raises(OSError, match="no intr or ctxt"):
+        counters.parse_stat_system(b"cpu  1 2 3 4\n")
+    page = os.sysconf("SC_PAGE_SIZE")
+    vmstat = b"nr_free_pages 5\npswpin 3\npswpout 4\npgalloc 9\n"
+    assert counters.parse_vmstat_paging(vmstat) == (3 * page, 4 * page)
+    with pytest.raises(OSError, match="pswpout"):
+        counters.parse_vmstat_paging(b"nr_free_pages 5\npswpin 3\n")
+    assert counters.parse_loadavg(b"0.25 1.50 12.00 2/79 19584\n") == (0.25, 1.5, 12.0)
+    kib = 1024
+    used, free, cached, available = counters.parse_meminfo(MEMINFO)
+    assert (free, cached, available) == (2000000 * kib, 5500000 * kib, 9000000 * kib)
+    assert used == (16000000 - 9000000) * kib
+
+
+def proc_tree(root: Path, **files: bytes) -> Path:
+    """A folder laid out as /proc, with the files given (names with / as __)."""
+    defaults = {
+        "stat": STAT,
+        "diskstats": b"   8       0 sda 1 2 30 4 5 6 70 8 9 10 11\n",
+        "net/dev": (NET_DEV_HEADER + "  eth0: 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16\n").encode(),
+        "vmstat": b"pswpin 3\npswpout 4\n",
+        "loadavg": b"0.25 1.50 12.00 2/79 19584\n",
+        "meminfo": MEMINFO,
+    }
+    defaults |= {name.replace("__", "/"): data for name, data in files.items()}
+    for name, data in defaults.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    return root
+
+
+def test_proc_reader_reads_a_tree(tmp_path: Path) -> None:
+    proc = ProcReader(proc_tree(tmp_path))
+    assert dict(proc.disks()) == {"sda": (30 * 512, 70 * 512)}
+    assert dict(proc.nics()) == {"eth0": (1, 9)}
+    assert proc.system() == (123456, 98765)
+    assert proc.load() == (0.25, 1.5, 12.0)
+
+
+def test_a_group_that_cannot_be_read_is_missing_and_named(tmp_path: Path) -> None:
+    root = proc_tree(tmp_path, stat=b"garbage\n")
+    (root / "vmstat").unlink()
+    sampler = CounterSampler(mem=True, readers=ProcReader(root).readers())
+    assert sampler.sample() is None
+    rates = sampler.sample()
+    assert rates is not None
+    assert rates["missing"] == ("cpu", "paging", "system")
+    assert (rates["usr"], rates["page_in"], rates["interrupts"]) == (None, None, None)
+    assert rates["disk_read"] == 0.0
+    assert rates["load1"] == 0.25
+    assert rates["mem_available"] == 9000000 * 1024
+    assert sampler.errors["cpu"] == "no cpu line in /proc/stat"
+    assert "No such file or directory" in sampler.errors["paging"]
+
+
+def test_a_file_that_grows_past_its_buffer_is_read_whole(tmp_path: Path) -> None:
+    root = proc_tree(tmp_path)
+    proc = ProcReader(root)
+    assert proc.paging() == (3 * os.sysconf("SC_PAGE_SIZE"), 4 * os.sysconf("SC_PAGE_SIZE"))
+    (root / "vmstat").write_bytes(b"filler 1\n" * 10_000 + b"pswpin 5\npswpout 6\n")
+    assert proc.paging() == (5 * os.sysconf("SC_PAGE_SIZE"), 6 * os.sysconf("SC_PAGE_SIZE"))
+
+
+def test_compute_rates_is_sample_s_arithmetic() -> None:
+    before = {"monotonic": 0.0, "time": 100.0, "groups": ("cpu", "system")}
+    before |= dict.fromkeys(("disks", "nics", "paging", "load", "mem"))
+    before |= {"cpu": (10, 0, 5, 80, 5, 0, 0, 0), "system": (1000, 500)}
+    after = before | {"monotonic": 2.0, "time": 102.0}
+    after |= {"cpu": (12, 0, 6, 81, 5, 1, 0, 0), "system": (1400, 900)}
+    rates = compute_rates(before, after)
+    assert (rates["usr"], rates["sys"], rates["idl"]) == (60.0, 20.0, 20.0)
+    assert (rates["interrupts"], rates["ctx_switches"]) == (200.0, 200.0)
+    assert rates["missing"] == ()

@@ -1,0 +1,72 @@
+"""Tests for the package as a whole: every module imports alone, the layers hold, CI."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "devutils"
+MODULES = sorted(
+    ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+    for path in PACKAGE.rglob("*.py")
+)
+LIBRARY = [name for name in MODULES if not name.startswith(("devutils.cli", "devutils.__main__"))]
+
+
+@pytest.mark.parametrize("module", MODULES)
+def test_every_module_imports_alone_in_a_fresh_interpreter(module: str) -> None:
+    completed = subprocess.run(
+        [sys.executable, "-c", f"import {module}"], capture_output=True, text=True, check=False
+    )
+    assert completed.returncode == 0, completed.stderr
+
+
+@pytest.mark.parametrize("module", LIBRARY)
+def test_the_library_never_imports_the_command_line(module: str) -> None:
+    code = f"import sys, {module}; print(sorted(m for m in sys.modules if m.startswith('devutils.cli')))"
+    completed = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert completed.stdout.strip() == "[]"
+
+
+def test_no_generated_code() -> None:
+    calls = []
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) in {"exec", "eval"}:
+                calls.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert calls == []
+
+
+def test_no_module_is_over_800_lines() -> None:
+    lengths = {
+        str(path.relative_to(ROOT)): len(path.read_text(encoding="utf-8").splitlines())
+        for path in PACKAGE.rglob("*.py")
+    }
+    assert {name: n for name, n in lengths.items() if n > 800} == {}
+
+
+def test_no_test_module_imports_another() -> None:
+    imports = []
+    for path in (ROOT / "tests").glob("test_*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("tests.test_"):
+                imports.append(f"{path.name}: {node.module}")
+    assert imports == []
+
+
+def test_ci_runs_the_readmes_test_command() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    prefix = "$ python3 -m venv .venv && . .venv/bin/activate && "
+    (test_command,) = [
+        line for line in readme.splitlines() if line.startswith(prefix) and "pytest" in line
+    ]
+    assert test_command.removeprefix(prefix) in ci.splitlines()
+    assert "lint-imports" in test_command

@@ -1,0 +1,117 @@
+"""Tests for devutils.textfiles: atomic rewriting, strict decoding, streaming bytes."""
+
+from __future__ import annotations
+
+import io
+import os
+import stat
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from devutils.text import Replacer
+from devutils.textfiles import (
+    FileRefusedError,
+    replace_file,
+    transcode,
+)
+
+if TYPE_CHECKING:
+    from tests.conftest import Cli
+
+
+@given(
+    text=st.text("aé語🎉 \r\n", max_size=40),
+    chunk_size=st.integers(1, 9),
+    encoding=st.sampled_from(["utf-8", "utf-16", "utf-8-sig"]),
+)
+def test_multibyte_characters_split_across_reads(text: str, chunk_size: int, encoding: str) -> None:
+    replacer = Replacer({"語": "go", "é": "e", "🎉": "!", "\r\n": "\r\n"})
+    source = io.BytesIO(text.encode(encoding))
+    target = io.BytesIO()
+    transcode(replacer, source, target, name="t", encoding=encoding, chunk_size=chunk_size)
+    assert target.getvalue().decode(encoding) == replacer.replace(text)
+
+
+def write(path: Path, data: bytes) -> Path:
+    path.write_bytes(data)
+    return path
+
+
+def test_replace_file_keeps_crlf_and_returns_count(tmp_path: Path) -> None:
+    path = write(tmp_path / "a.txt", b"colour\r\ncolour centre\r\n")
+    count = replace_file(Replacer({"colour": "color"}), path)
+    assert count == 2
+    assert path.read_bytes() == b"color\r\ncolor centre\r\n"
+
+
+def test_latin1_round_trip(tmp_path: Path, cli: Cli) -> None:
+    path = write(tmp_path / "a.txt", "café crème\n".encode("latin-1"))
+    assert (
+        cli(
+            ["replace", "--encoding", "latin-1", "--in-place", "--pair", "crème", "lait", str(path)]
+        ).status
+        == 0
+    )
+    assert path.read_bytes() == "café lait\n".encode("latin-1")
+
+
+def test_unencodable_result_is_refused(tmp_path: Path, cli: Cli) -> None:
+    path = write(tmp_path / "a.txt", b"cafe\n")
+    result = cli(
+        ["replace", "--encoding", "latin-1", "--in-place", "--pair", "cafe", "喫茶", str(path)]
+    )
+    assert result.status == 1
+    assert "cannot be encoded in latin-1" in result.err
+    assert path.read_bytes() == b"cafe\n"
+
+
+def test_unchanged_file_is_not_rewritten(tmp_path: Path, cli: Cli) -> None:
+    path = write(tmp_path / "a.txt", b"nothing to see\n")
+    os.utime(path, (1_000_000_000, 1_000_000_000))
+    inode = path.stat().st_ino
+    assert cli(["replace", "--in-place", "--pair", "zzz", "y", str(path)]).status == 0
+    assert path.stat().st_mtime == 1_000_000_000
+    assert path.stat().st_ino == inode
+    same = write(tmp_path / "b.txt", b"keep keep\n")
+    os.utime(same, (1_000_000_000, 1_000_000_000))
+    assert cli(["replace", "--in-place", "--pair", "keep", "keep", str(same)]).status == 0
+    assert same.stat().st_mtime == 1_000_000_000
+
+
+def test_permissions_are_kept(tmp_path: Path, cli: Cli) -> None:
+    path = write(tmp_path / "script.sh", b"echo old\n")
+    path.chmod(0o751)
+    assert cli(["replace", "--in-place", "--pair", "old", "new", str(path)]).status == 0
+    assert stat.S_IMODE(path.stat().st_mode) == 0o751
+    assert path.read_bytes() == b"echo new\n"
+
+
+def test_symlink_target_is_rewritten(tmp_path: Path, cli: Cli) -> None:
+    target = write(tmp_path / "target.txt", b"old\n")
+    link = tmp_path / "link.txt"
+    link.symlink_to(target)
+    assert cli(["replace", "--in-place", "--pair", "old", "new", str(link)]).status == 0
+    assert link.is_symlink()
+    assert target.read_bytes() == b"new\n"
+
+
+def test_backup_suffix(tmp_path: Path, cli: Cli) -> None:
+    path = write(tmp_path / "a.txt", b"old\n")
+    assert cli(["replace", "--in-place=.bak", "--pair", "old", "new", str(path)]).status == 0
+    assert path.read_bytes() == b"new\n"
+    assert (tmp_path / "a.txt.bak").read_bytes() == b"old\n"
+    # A second run replaces the backup with the then-current content.
+    assert cli(["replace", "--in-place=.bak", "--pair", "new", "newer", str(path)]).status == 0
+    assert (tmp_path / "a.txt.bak").read_bytes() == b"new\n"
+
+
+def test_replace_file_api_refuses_binary(tmp_path: Path) -> None:
+    path = write(tmp_path / "a.bin", b"a\x00b")
+    with pytest.raises(FileRefusedError, match="looks binary"):
+        replace_file(Replacer({"a": "b"}), path)
+    assert path.read_bytes() == b"a\x00b"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.bin"]  # no temporary left
