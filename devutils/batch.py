@@ -6,21 +6,26 @@ batch as high as memory allows, then set accumulation to reach the effective bat
 `plan_batch` does exactly that; `find_max_batch_size` finds what fits by probing;
 `auto_plan` does both; the exports give each framework's own keys.
 
-Every integer argument refuses bool, float (even ``4.0``), str, None and values below
-its minimum with a `BatchError` (a `ValueError`) or `BatchTypeError` (also a
-`TypeError`) that names the argument and the value.
+Every integer argument refuses bool, float (even ``4.0``), str, None, values below its
+minimum and values above `MAX_INT` (2**63 - 1, the int64 every framework stores them in)
+with a `BatchError` (a `ValueError`) or `BatchTypeError` (also a `TypeError`) that names
+the argument and the value; so does a result beyond `MAX_INT`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import math
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Final, Literal
+
+from devutils.divisors import divisors, nearest_multiple
 
 __all__ = [
+    "MAX_INT",
     "BatchError",
     "BatchPlan",
     "BatchSearch",
@@ -55,27 +60,48 @@ class BatchTypeError(BatchError, TypeError):
     """An argument of the wrong type (a bool, float or str where an int belongs, ...)."""
 
 
+MAX_INT: Final = 2**63 - 1
+"""The largest integer argument or result: int64's, what the frameworks store sizes in."""
+
+
+def _show(value: object, limit: int = 40) -> str:
+    """*value*'s repr, shortened for a number of thousands of digits."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:20]}...{text[-8:]} ({len(text)} digits)"
+
+
 def _int(name: str, value: object, minimum: int = 1) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        msg = f"{name} must be an int, got {type(value).__name__} {value!r}"
+        msg = f"{name} must be an int, got {type(value).__name__} {_show(value)}"
         raise BatchTypeError(msg)
     if value < minimum:
-        msg = f"{name} must be >= {minimum}, got {value}"
+        msg = f"{name} must be >= {minimum}, got {_show(value)}"
+        raise BatchError(msg)
+    if value > MAX_INT:
+        msg = f"{name} must be <= 2**63 - 1, got {_show(value)}"
+        raise BatchError(msg)
+    return value
+
+
+def _result(name: str, value: int) -> int:
+    if value > MAX_INT:
+        msg = f"{name} is {_show(value)}, more than 2**63 - 1"
         raise BatchError(msg)
     return value
 
 
 def _number(name: str, value: object) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
-        msg = f"{name} must be a number, got {type(value).__name__} {value!r}"
+        msg = f"{name} must be a number, got {type(value).__name__} {_show(value)}"
         raise BatchTypeError(msg)
-    if not math.isfinite(value) or value <= 0:
-        msg = f"{name} must be a finite number > 0, got {value!r}"
+    try:
+        number = float(value)
+    except OverflowError:  # an int beyond float's range
+        number = math.inf
+    if not math.isfinite(number) or number <= 0:
+        msg = f"{name} must be a finite number > 0, got {_show(value)}"
         raise BatchError(msg)
-    return float(value)
-
-
-# -- arithmetic -----------------------------------------------------------------------------
+    return number
 
 
 def effective_batch_size(per_device: int, accumulation: int = 1, devices: int = 1) -> int:
@@ -89,11 +115,8 @@ def effective_batch_size(per_device: int, accumulation: int = 1, devices: int = 
         ...
         devutils.batch.BatchError: accumulation must be >= 1, got -1
     """
-    return (
-        _int("per_device", per_device)
-        * _int("accumulation", accumulation)
-        * _int("devices", devices)
-    )
+    sizes = _int("per_device", per_device), _int("accumulation", accumulation)
+    return _result("the effective batch", math.prod(sizes) * _int("devices", devices))
 
 
 def data_parallel_size(
@@ -124,10 +147,8 @@ def data_parallel_size(
         * _int("context_parallel", context_parallel)
     )
     if world % model:
-        msg = (
-            f"world_size {world} is not divisible by tensor_parallel x pipeline_parallel x "
-            f"context_parallel = {model}"
-        )
+        sizes = "tensor_parallel x pipeline_parallel x context_parallel"
+        msg = f"world_size {world} is not divisible by {sizes} = {model}"
         raise BatchError(msg)
     return world // model
 
@@ -208,28 +229,6 @@ class BatchPlan:
         }
 
 
-def _achievable(target: int, low: int, high: int, devices: int) -> tuple[int | None, int | None]:
-    """Nearest effective batches below and above *target* with a per-device size in [low, high]."""
-    below: int | None = None
-    above: int | None = None
-    for per in range(low, high + 1):
-        unit = per * devices
-        down = target // unit * unit
-        if down >= unit and down < target and (below is None or down > below):
-            below = down
-        up = -(-target // unit) * unit
-        if up > target and (above is None or up < above):
-            above = up
-    return below, above
-
-
-def _largest_divisor(share: int, low: int, high: int) -> int | None:
-    for per in range(min(high, share), low - 1, -1):
-        if share % per == 0:
-            return per
-    return None
-
-
 def plan_batch(
     target: int,
     max_per_device: int,
@@ -281,10 +280,15 @@ def plan_batch(
         msg = f"min_per_device {low} is larger than max_per_device {high}"
         raise BatchError(msg)
     if target % devices == 0:
-        per = _largest_divisor(target // devices, low, high)
-        if per is not None:
-            return BatchPlan(target, per, target // devices // per, devices, high)
-    below, above = _achievable(target, low, high, devices)
+        share = target // devices
+        fitting = [d for d in divisors(share) if low <= d <= high]
+        if fitting:
+            return BatchPlan(target, fitting[-1], share // fitting[-1], devices, high)
+    # Achievable targets are devices x k x per, for k >= 1 and per in low..high.
+    below_share = nearest_multiple((target - 1) // devices, low, high, "down")
+    above_share = nearest_multiple(target // devices + 1, low, high, "up")
+    below = None if below_share is None else below_share * devices
+    above = None if above_share is None else _result("the target above", above_share * devices)
     if rounding == "exact":
         options = ", ".join(
             f"{value} {side}" for value, side in ((below, "below"), (above, "above")) if value
@@ -303,10 +307,8 @@ def plan_batch(
         closer_below = below is not None and (above is None or target - below <= above - target)
         chosen = below if closer_below else above
     if chosen is None:
-        msg = (
-            f"no achievable target {rounding} from {target} with {low}..{high} per device "
-            f"on {devices} device(s)"
-        )
+        where = f"with {low}..{high} per device on {devices} device(s)"
+        msg = f"no achievable target {rounding} from {target} {where}"
         raise BatchError(msg)
     exact = plan_batch(chosen, high, devices, min_per_device=low)
     return BatchPlan(target, exact.per_device, exact.accumulation, devices, high, exact=False)
@@ -341,10 +343,8 @@ def micro_batches_per_epoch(
     global_batch = per * world
     count = n // global_batch if drop_last else -(-n // global_batch)
     if count == 0:
-        msg = (
-            f"n_samples {n} gives no full micro-batch of {per} x {world} devices "
-            "with drop_last=True"
-        )
+        batch = f"{per} x {world} devices"
+        msg = f"n_samples {n} gives no full micro-batch of {batch} with drop_last=True"
         raise BatchError(msg)
     return count
 
@@ -467,7 +467,7 @@ class TrainingSchedule:
     tokens_per_step: int | None
 
 
-def training_schedule(
+def training_schedule(  # noqa: PLR0913 - the Trainer's settings, keyword-only past the batch
     n_samples: int,
     per_device: int,
     accumulation: int = 1,
@@ -491,17 +491,18 @@ def training_schedule(
     """
     per_epoch = steps_per_epoch(n_samples, per_device, accumulation, devices, drop_last=drop_last)
     if (epochs is None) == (max_steps is None):
-        msg = (
-            f"give exactly one of epochs or max_steps, got epochs={epochs!r}, "
-            f"max_steps={max_steps!r}"
-        )
+        msg = f"give exactly one of epochs or max_steps, got {epochs=}, {max_steps=}"
         raise BatchError(msg)
     if max_steps is not None:
         total = _int("max_steps", max_steps)
         run_epochs = total / per_epoch
     else:
         run_epochs = _number("epochs", epochs)
-        total = math.ceil(run_epochs * per_epoch)
+        steps = run_epochs * per_epoch
+        if not steps <= MAX_INT:  # also inf
+            msg = f"epochs {run_epochs!r} x {per_epoch} steps per epoch is over 2**63 - 1 steps"
+            raise BatchError(msg)
+        total = math.ceil(steps)
     samples = effective_batch_size(per_device, accumulation, devices)
     tokens = None if seq_len is None else samples * _int("seq_len", seq_len)
     return TrainingSchedule(
@@ -565,17 +566,14 @@ class BatchSearch:
 def _release_memory() -> None:
     gc.collect()
     torch = sys.modules.get("torch")  # only if the caller already imported it
-    if torch is not None:
-        for backend in ("cuda", "xpu", "mps"):
-            module = getattr(torch, backend, None)
-            try:
-                if module is not None and module.is_available():
-                    module.empty_cache()
-            except Exception:
-                pass
+    for backend in ("cuda", "xpu", "mps") if torch is not None else ():
+        module = getattr(torch, backend, None)
+        with contextlib.suppress(Exception):  # a backend that cannot say is left alone
+            if module is not None and module.is_available():
+                module.empty_cache()
 
 
-def find_max_batch_size(
+def find_max_batch_size(  # noqa: C901 - its arguments checked, then one of two searches
     probe: Callable[[int], object],
     *,
     start: int | None = None,
@@ -643,41 +641,45 @@ def find_max_batch_size(
         _release_memory()
         return False
 
-    best = 0
     if mode == "decay":
-        size = first
-        while size >= 1:
-            if fits(size):
-                best = size
-                break
-            size = min(int(size * decay), size - 1)
+        best = _decay_search(fits, first, decay)
     else:
-        low, high = 0, limit + 1  # low fits (0: none yet), high does not (limit + 1: unknown)
-        size = first
-        while True:
-            if fits(size):
-                low = best = size
-                if mode == "power" and high <= limit:
-                    break
-                if size == limit:
-                    break
-                nxt = min(size * 2, limit) if high > limit else (low + high) // 2
-            else:
-                high = size
-                if mode == "power" and low:
-                    break
-                nxt = (low + high) // 2
-            if nxt <= low or nxt >= high:
-                break
-            size = nxt
+        best = _doubling_search(fits, first, limit, bisect=mode == "binsearch")
     if best == 0:
         tried = ", ".join(str(t.batch_size) for t in trials)
-        msg = (
-            f"no batch size fits: even {trials[-1].batch_size} ran out of memory "
-            f"(tried {tried}): {trials[-1].error}"
-        )
+        last = trials[-1]
+        trying = f"even {last.batch_size} ran out of memory (tried {tried})"
+        msg = f"no batch size fits: {trying}: {last.error}"
         raise BatchError(msg)
     return BatchSearch(best, tuple(trials))
+
+
+def _decay_search(fits: Callable[[int], bool], size: int, decay: float) -> int:
+    """accelerate's way: from *size* down by *decay* until one fits (0: none did)."""
+    while size >= 1:
+        if fits(size):
+            return size
+        size = min(int(size * decay), size - 1)
+    return 0
+
+
+def _doubling_search(fits: Callable[[int], bool], size: int, limit: int, *, bisect: bool) -> int:
+    """Lightning's way: double from *size* until a failure (or *limit*), then bisect."""
+    low, high = 0, limit + 1  # low fits (0: none yet), high does not (limit + 1: unknown)
+    while True:
+        if fits(size):
+            low = size
+            if (not bisect and high <= limit) or size == limit:
+                return low
+            following = min(size * 2, limit) if high > limit else (low + high) // 2
+        else:
+            high = size
+            if not bisect and low:
+                return low
+            following = (low + high) // 2
+        if not low < following < high:
+            return low
+        size = following
 
 
 def auto_plan(
@@ -705,8 +707,8 @@ def auto_plan(
     share = -(-target // devices)
     options = dict(finder_options)
     options["max_value"] = min(_int("max_value", options.get("max_value", share)), share)
-    if options.get("start") is not None and options["start"] > options["max_value"]:
-        options["start"] = options["max_value"]
+    if options.get("start") is not None:
+        options["start"] = min(_int("start", options["start"]), options["max_value"])
     found = find_max_batch_size(probe, **options)
     return plan_batch(
         target, found.batch_size, devices, rounding=rounding, min_per_device=min_per_device
@@ -718,6 +720,29 @@ def auto_plan(
 _TRAIN = "train_batch_size"
 _MICRO = "train_micro_batch_size_per_gpu"
 _GAS = "gradient_accumulation_steps"
+
+
+def _deepspeed_values(config: Mapping[str, Any]) -> dict[str, int]:
+    """The batch keys *config* sets (an ``"auto"`` refused), as ints."""
+    values: dict[str, int] = {}
+    for key in (_TRAIN, _MICRO, _GAS):
+        if config.get(key) is not None:
+            if config[key] == "auto":
+                msg = f"{key} is 'auto': resolve it first (the HF integration fills it in)"
+                raise BatchError(msg)
+            values[key] = _int(key, config[key])
+    return values
+
+
+def _whole(train: int, given: str, value: int, world: int, wanted: str) -> int:
+    """*wanted*, from train_batch_size = *given* (*value*) x *wanted* x world_size."""
+    if train % (value * world):
+        msg = (
+            f"{_TRAIN} {train} is not divisible by {given} {value} x world_size {world} = "
+            f"{value * world}: no whole {wanted}"
+        )
+        raise BatchError(msg)
+    return train // (value * world)
 
 
 def check_deepspeed_config(config: Mapping[str, Any], world_size: int) -> BatchPlan:
@@ -747,52 +772,29 @@ def check_deepspeed_config(config: Mapping[str, Any], world_size: int) -> BatchP
         msg = f"config must be a mapping (a DeepSpeed config dict), got {type(given).__name__}"
         raise BatchTypeError(msg)
     world = _int("world_size", world_size)
-    values: dict[str, int] = {}
-    for key in (_TRAIN, _MICRO, _GAS):
-        if key in config and config[key] is not None:
-            value = config[key]
-            if value == "auto":
-                msg = f"{key} is 'auto': resolve it first (the HF integration fills it in)"
-                raise BatchError(msg)
-            values[key] = _int(key, value)
+    values = _deepspeed_values(config)
     train, micro, gas = values.get(_TRAIN), values.get(_MICRO), values.get(_GAS)
-    if train is not None and micro is not None and gas is not None:
+    if micro is None:
+        if train is None:
+            msg = f"give {_TRAIN} or {_MICRO} (DeepSpeed needs one of them)"
+            raise BatchError(msg)
+        gas = gas or 1
+        micro = _whole(train, _GAS, gas, world, _MICRO)
+    elif train is None:
+        gas = gas or 1
+        train = _result(_TRAIN, micro * gas * world)
+    elif gas is None:
+        gas = _whole(train, _MICRO, micro, world, _GAS)
+    elif micro * gas * world != train:
         product = micro * gas * world
-        if product != train:
-            fixes = [f"set {_TRAIN} to {product}"]
-            if train % (micro * world) == 0:
-                fixes.append(f"{_GAS} to {train // (micro * world)}")
-            if train % (gas * world) == 0:
-                fixes.append(f"{_MICRO} to {train // (gas * world)}")
-            msg = (
-                f"{_TRAIN} {train} != {_MICRO} {micro} x {_GAS} {gas} x world_size {world} = "
-                f"{product}: " + " or ".join(fixes)
-            )
-            raise BatchError(msg)
-    elif train is not None and micro is not None:
-        if train % (micro * world):
-            msg = (
-                f"{_TRAIN} {train} is not divisible by {_MICRO} {micro} x world_size {world} = "
-                f"{micro * world}: no whole {_GAS}"
-            )
-            raise BatchError(msg)
-        gas = train // (micro * world)
-    elif train is not None:
-        gas = gas or 1
-        if train % (gas * world):
-            msg = (
-                f"{_TRAIN} {train} is not divisible by {_GAS} {gas} x world_size {world} = "
-                f"{gas * world}: no whole {_MICRO}"
-            )
-            raise BatchError(msg)
-        micro = train // (gas * world)
-    elif micro is not None:
-        gas = gas or 1
-        train = micro * gas * world
-    else:
-        msg = f"give {_TRAIN} or {_MICRO} (DeepSpeed needs one of them)"
+        fixes = [f"set {_TRAIN} to {product}"]
+        if train % (micro * world) == 0:
+            fixes.append(f"{_GAS} to {train // (micro * world)}")
+        if train % (gas * world) == 0:
+            fixes.append(f"{_MICRO} to {train // (gas * world)}")
+        msg = (
+            f"{_TRAIN} {train} != {_MICRO} {micro} x {_GAS} {gas} x world_size {world} = "
+            f"{product}: " + " or ".join(fixes)
+        )
         raise BatchError(msg)
-    assert train is not None
-    assert micro is not None
-    assert gas is not None
     return BatchPlan(train, micro, gas, world, micro)

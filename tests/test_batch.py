@@ -560,3 +560,79 @@ def test_warmup_ratio_is_rounded_up(total: int, ratio: float) -> None:
 
 def test_batch_plan_is_a_dataclass() -> None:
     assert BatchPlan(64, 4, 16, 1, 4).effective == 64
+
+
+# -- huge numbers and huge caps --------------------------------------------------------------
+
+
+@given(
+    target=st.integers(1, 400),
+    devices=st.integers(1, 6),
+    min_per_device=st.integers(1, 6),
+    cap=st.sampled_from([10**6, 10**9, 2**63 - 1]),
+    rounding=st.sampled_from(["exact", "down", "up", "nearest"]),
+)
+def test_a_huge_cap_plans_as_a_cap_of_the_target(
+    target: int, devices: int, min_per_device: int, cap: int, rounding: Any
+) -> None:
+    # No per-device size above target / devices + 1 can matter: the same plan, or error.
+    small = max(min_per_device, target // devices + 1)
+
+    def plan(maximum: int) -> tuple[int, int, bool] | str:
+        try:
+            found = plan_batch(
+                target, maximum, devices, rounding=rounding, min_per_device=min_per_device
+            )
+        except BatchError as exc:
+            return str(exc).replace(f"..{maximum} ", "..CAP ")
+        return (found.per_device, found.accumulation, found.exact)
+
+    assert plan(cap) == plan(small)
+
+
+def test_planning_against_a_cap_of_10_to_the_9_is_instant() -> None:
+    plan = plan_batch(97, 10**9, devices=2, rounding="nearest")
+    assert (str(plan), plan.exact) == ("48 x 1 x 2 = 96", False)
+    prime = 2**61 - 1  # a Mersenne prime: no divisor but 1 and itself
+    assert str(plan_batch(prime, 10**9)) == f"1 x {prime} x 1 = {prime}"
+    with pytest.raises(BatchError, match=r"nearest achievable targets: \d+ below, \d+ above"):
+        plan_batch(prime, 10**9, min_per_device=2)
+
+
+HUGE = 10**400
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: warmup_steps(HUGE, 0.1),
+        lambda: scale_lr(HUGE, 1, 2),
+        lambda: scale_lr(1e-4, HUGE, 2),
+        lambda: training_schedule(100, 4, epochs=HUGE),
+        lambda: training_schedule(100, 4, epochs=1e308),
+        lambda: training_schedule(HUGE, 4, epochs=1),
+        lambda: find_max_batch_size(lambda n: None, mode="decay", max_value=HUGE),
+        lambda: plan_batch(HUGE, 8),
+        lambda: plan_batch(64, HUGE),
+        lambda: effective_batch_size(2**62, 4),
+        lambda: steps_for_tokens(HUGE, 8, seq_len=4096),
+        lambda: check_deepspeed_config({"train_micro_batch_size_per_gpu": 2**62}, 4),
+    ],
+)
+def test_huge_numbers_are_the_modules_error(call: Callable[[], object]) -> None:
+    with pytest.raises(BatchError, match=r"2\*\*63 - 1|finite number"):
+        call()
+
+
+@pytest.mark.parametrize(
+    ("start", "error"),
+    [
+        ("8", BatchTypeError),
+        (100.5, BatchTypeError),
+        (float("inf"), BatchTypeError),
+        (0, BatchError),
+    ],
+)
+def test_auto_plan_checks_start_like_every_int(start: object, error: type[Exception]) -> None:
+    with pytest.raises(error, match="start"):
+        auto_plan(64, lambda n: None, start=start)

@@ -92,8 +92,11 @@ def test_batch_json(cli: Cli) -> None:
             ["--target", "97", "--max-per-device", "8", "--min-per-device", "2"],
             "nearest achievable targets: 96 below, 98 above",
         ),
-        (["--target", "4.0", "--max-per-device", "8"], "invalid int value: '4.0'"),
-        (["--target", "0", "--max-per-device", "8"], "target must be >= 1, got 0"),
+        (
+            ["--target", "4.0", "--max-per-device", "8"],
+            "argument --target: must be a positive integer (at most 2**63 - 1), got '4.0'",
+        ),
+        (["--target", "0", "--max-per-device", "8"], "argument --target: must be a positive"),
         (["--target", "64"], "required: --max-per-device"),
         (
             ["--target", "64", "--max-per-device", "4", "--epochs", "2"],
@@ -101,7 +104,29 @@ def test_batch_json(cli: Cli) -> None:
         ),
         (
             ["--target", "64", "--max-per-device", "4", "--samples", "10", "--warmup", "2.5"],
-            "ratio must be in [0, 1)",
+            "argument --warmup: must be a ratio in [0, 1) or a step count >= 0, got '2.5'",
+        ),
+        # checked with or without --samples
+        (["--target", "64", "--max-per-device", "4", "--warmup", "1.5"], "argument --warmup"),
+        (["--target", "64", "--max-per-device", "4", "--warmup", "-3"], "argument --warmup"),
+        (["--target", "64", "--max-per-device", "4", "--seq-len", "0"], "argument --seq-len"),
+        (
+            ["--target", "64", "--max-per-device", "4", "--samples", "100", "--epochs", "1e308"],
+            "--epochs 1e+308 x 2 steps per epoch is over 2**63 - 1 steps",
+        ),
+        (["--target", "64", "--max-per-device", "4", "--epochs", "inf"], "argument --epochs"),
+        (["--target", "9" * 30, "--max-per-device", "4"], "argument --target"),
+        (
+            ["--target", "64", "--max-per-device", "4", "--min-per-device", "8"],
+            "--min-per-device 8 is larger than --max-per-device 4",
+        ),
+        (
+            ["--target", "64", "--max-per-device", "4", "--samples", "3", "--drop-last"],
+            "--samples 3 gives no full micro-batch of 4 x 1 devices with drop_last=True",
+        ),
+        (
+            ["--target", "64", "--max-per-device", "4", "--samples", "10", "--warmup", "50"],
+            "--warmup 50 must be between 0 and total_steps 1",
         ),
     ],
 )

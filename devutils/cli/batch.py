@@ -4,10 +4,26 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 from dataclasses import asdict
 from typing import Any
 
-from devutils.cli.common import CliError
+from devutils.batch import BatchError, BatchPlan, TrainingSchedule, plan_batch, training_schedule
+from devutils.cli.common import CliError, positive_int
+
+_FLAGS = {
+    "target": "--target",
+    "max_per_device": "--max-per-device",
+    "min_per_device": "--min-per-device",
+    "devices": "--devices",
+    "n_samples": "--samples",
+    "epochs": "--epochs",
+    "max_steps": "--max-steps",
+    "warmup": "--warmup",
+    "seq_len": "--seq-len",
+}
+_ARGUMENT = re.compile(r"\b(" + "|".join(_FLAGS) + r")\b(?= [-\d'(]|$| must)")
+"""A library argument's name where it stands for the value the user gave."""
 
 
 def register(subparsers: Any) -> None:
@@ -20,25 +36,31 @@ def register(subparsers: Any) -> None:
             "steps per epoch and the schedule, as the Hugging Face Trainer counts them."
         ),
     )
-    parser.add_argument("--target", type=int, required=True, help="effective batch size")
+    parser.add_argument("--target", type=positive_int, required=True, help="effective batch size")
     parser.add_argument(
-        "--max-per-device", type=int, required=True, help="largest micro-batch that fits"
+        "--max-per-device", type=positive_int, required=True, help="largest micro-batch that fits"
     )
-    parser.add_argument("--devices", type=int, default=1, help="data-parallel devices")
-    parser.add_argument("--min-per-device", type=int, default=1, help="smallest useful micro-batch")
+    parser.add_argument("--devices", type=positive_int, default=1, help="data-parallel devices")
+    parser.add_argument(
+        "--min-per-device", type=positive_int, default=1, help="smallest useful micro-batch"
+    )
     parser.add_argument(
         "--rounding",
         choices=["exact", "down", "up", "nearest"],
         default="exact",
         help="when no exact split exists: fail (exact) or move the target",
     )
-    parser.add_argument("--samples", type=int, help="training samples per epoch")
-    parser.add_argument("--epochs", type=float, help="epochs (may be fractional)")
-    parser.add_argument("--max-steps", type=int, help="optimizer steps, instead of --epochs")
+    parser.add_argument("--samples", type=positive_int, help="training samples per epoch")
+    parser.add_argument("--epochs", type=_epochs, help="epochs (may be fractional)")
+    parser.add_argument(
+        "--max-steps", type=positive_int, help="optimizer steps, instead of --epochs"
+    )
     parser.add_argument(
         "--warmup", type=_warmup, default=0, help="warmup: a ratio in [0, 1) or a step count"
     )
-    parser.add_argument("--seq-len", type=int, help="tokens per sample, for tokens per step")
+    parser.add_argument(
+        "--seq-len", type=positive_int, help="tokens per sample, for tokens per step"
+    )
     parser.add_argument("--drop-last", action="store_true", help="drop the last partial batch")
     parser.add_argument(
         "--format",
@@ -49,21 +71,37 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(handler=run)
 
 
+def _epochs(text: str) -> float:
+    """An argparse type: a finite number of epochs > 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value < float("inf"):
+        msg = f"must be a positive number of epochs, got {text!r}"
+        raise argparse.ArgumentTypeError(msg)
+    return value
+
+
 def _warmup(text: str) -> int | float:
+    """An argparse type: a step count (an int >= 0) or a ratio (a number in [0, 1))."""
     try:
-        return int(text)
+        count = int(text)
     except ValueError:
-        pass
+        count = -1
+    if count >= 0:
+        return count
     try:
-        return float(text)
+        ratio = float(text)
     except ValueError:
-        msg = f"must be a ratio in [0, 1) or a step count, got {text!r}"
-        raise argparse.ArgumentTypeError(msg) from None
+        ratio = -1.0
+    if 0 <= ratio < 1:
+        return ratio
+    msg = f"must be a ratio in [0, 1) or a step count >= 0, got {text!r}"
+    raise argparse.ArgumentTypeError(msg)
 
 
 def run(args: argparse.Namespace) -> int:
-    from devutils.batch import BatchError, plan_batch, training_schedule
-
     try:
         plan = plan_batch(
             args.target,
@@ -72,34 +110,41 @@ def run(args: argparse.Namespace) -> int:
             rounding=args.rounding,
             min_per_device=args.min_per_device,
         )
-        schedule = None
-        if args.samples is not None:
-            if args.epochs is None and args.max_steps is None:
-                args.epochs = 1.0
-            schedule = training_schedule(
-                args.samples,
-                plan.per_device,
-                plan.accumulation,
-                plan.devices,
-                epochs=args.epochs,
-                max_steps=args.max_steps,
-                warmup=args.warmup,
-                drop_last=args.drop_last,
-                seq_len=args.seq_len,
-            )
-        elif args.epochs is not None or args.max_steps is not None:
+        schedule = _schedule(args, plan)
+    except BatchError as exc:  # the library names its arguments: name the flags instead
+        raise CliError(_ARGUMENT.sub(lambda m: _FLAGS[m.group()], str(exc))) from exc
+    _print(args, plan, schedule)
+    return 0
+
+
+def _schedule(args: argparse.Namespace, plan: BatchPlan) -> TrainingSchedule | None:
+    if args.samples is None:
+        if args.epochs is not None or args.max_steps is not None:
             msg = "--epochs and --max-steps need --samples"
             raise CliError(msg)
-    except BatchError as exc:
-        raise CliError(str(exc)) from exc
+        return None
+    if args.epochs is not None and args.max_steps is not None:
+        msg = "give one of --epochs and --max-steps"
+        raise CliError(msg)
+    return training_schedule(
+        args.samples,
+        plan.per_device,
+        plan.accumulation,
+        plan.devices,
+        epochs=1.0 if args.epochs is None and args.max_steps is None else args.epochs,
+        max_steps=args.max_steps,
+        warmup=args.warmup,
+        drop_last=args.drop_last,
+        seq_len=args.seq_len,
+    )
 
-    if args.format == "hf":
-        print(json.dumps(plan.to_hf(), indent=2))
-    elif args.format == "deepspeed":
-        print(json.dumps(plan.to_deepspeed(), indent=2))
-    elif args.format == "lightning":
-        print(json.dumps(plan.to_lightning(), indent=2))
-    elif args.format == "json":
+
+def _print(args: argparse.Namespace, plan: BatchPlan, schedule: TrainingSchedule | None) -> None:
+    snippets = {"hf": plan.to_hf, "deepspeed": plan.to_deepspeed, "lightning": plan.to_lightning}
+    if args.format in snippets:
+        print(json.dumps(snippets[args.format](), indent=2))
+        return
+    if args.format == "json":
         data: dict[str, Any] = {
             "plan": {
                 **asdict(plan),
@@ -110,18 +155,17 @@ def run(args: argparse.Namespace) -> int:
         if schedule is not None:
             data["schedule"] = asdict(schedule)
         print(json.dumps(data, indent=2))
-    else:
-        note = "" if plan.exact else f"  (target {plan.target} has no exact split: rounded)"
-        print(f"{plan}  (per-device batch x accumulation x devices = effective batch){note}")
-        print(
-            f"per-device batch {plan.per_device} of at most {plan.max_per_device} "
-            f"({plan.memory_utilization:.0%} of the memory budget)"
-        )
-        if schedule is not None:
-            print(f"steps per epoch: {schedule.steps_per_epoch}")
-            print(f"total steps: {schedule.total_steps} ({schedule.epochs:g} epochs)")
-            print(f"warmup steps: {schedule.warmup_steps}")
-            print(f"samples per step: {schedule.samples_per_step}")
-            if schedule.tokens_per_step is not None:
-                print(f"tokens per step: {schedule.tokens_per_step}")
-    return 0
+        return
+    note = "" if plan.exact else f"  (target {plan.target} has no exact split: rounded)"
+    print(f"{plan}  (per-device batch x accumulation x devices = effective batch){note}")
+    print(
+        f"per-device batch {plan.per_device} of at most {plan.max_per_device} "
+        f"({plan.memory_utilization:.0%} of the memory budget)"
+    )
+    if schedule is not None:
+        print(f"steps per epoch: {schedule.steps_per_epoch}")
+        print(f"total steps: {schedule.total_steps} ({schedule.epochs:g} epochs)")
+        print(f"warmup steps: {schedule.warmup_steps}")
+        print(f"samples per step: {schedule.samples_per_step}")
+        if schedule.tokens_per_step is not None:
+            print(f"tokens per step: {schedule.tokens_per_step}")

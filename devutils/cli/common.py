@@ -16,7 +16,7 @@ TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing slows every 
 if TYPE_CHECKING:
     from typing import Any, NoReturn
 
-__all__ = ["CliError", "Handler", "Parser", "positive_float", "positive_int"]
+__all__ = ["MAX_INT", "CliError", "Handler", "Parser", "positive_float", "positive_int"]
 
 Handler = Callable[[argparse.Namespace], int]
 """What a subcommand runs: its parsed arguments in, its exit status out."""
@@ -75,14 +75,18 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
+MAX_INT = 2**63 - 1
+"""The largest integer a flag takes: int64's (every size the tools pass on fits one)."""
+
+
 def positive_int(text: str) -> int:
-    """An argparse type: an int >= 1."""
+    """An argparse type: an int from 1 to `MAX_INT`."""
     try:
         value = int(text)
     except ValueError:
         value = 0
-    if value < 1:
-        msg = f"must be a positive integer, got {text!r}"
+    if not 1 <= value <= MAX_INT:
+        msg = f"must be a positive integer (at most 2**63 - 1), got {text!r}"
         raise argparse.ArgumentTypeError(msg)
     return value
 

@@ -1,0 +1,144 @@
+"""Divisors of an integer, and the multiples nearest a number: what batch planning needs.
+
+`divisors` factors with trial division and Pollard's rho (Miller-Rabin deciding primes,
+exactly below 3.3 * 10**24), so a number near 2**63 takes milliseconds and the work
+grows with its count of divisors, never with its size. `nearest_multiple` finds the
+nearest number, below or above, that is a multiple of some size in a range.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from typing import Final, Literal
+
+__all__ = ["divisors", "has_divisor_in", "nearest_multiple", "prime_factors"]
+
+_WITNESSES: Final = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37)
+"""Miller-Rabin bases that decide every n below 3.3 * 10**24."""
+_TRIAL: Final = 1000
+"""Trial division up to here before Pollard's rho."""
+_SCAN: Final = 64
+"""Numbers tried one by one before `nearest_multiple` loops over sizes or counts."""
+
+
+def _is_prime(n: int) -> bool:
+    if n < 2:  # noqa: PLR2004 - the smallest prime
+        return False
+    for p in _WITNESSES:
+        if n % p == 0:
+            return n == p
+    odd, twos = n - 1, 0
+    while odd % 2 == 0:
+        odd, twos = odd // 2, twos + 1
+    for base in _WITNESSES:
+        x = pow(base, odd, n)
+        if x in (1, n - 1):
+            continue
+        for _ in range(twos - 1):
+            x = x * x % n
+            if x == n - 1:
+                break
+        else:
+            return False
+    return True
+
+
+def _split(n: int) -> int:
+    """A factor of the odd composite *n* other than 1 and *n* (Pollard's rho)."""
+    for c in itertools.count(1):
+        slow = fast = 2
+        found = 1
+        while found == 1:
+            slow = (slow * slow + c) % n
+            fast = (fast * fast + c) % n
+            fast = (fast * fast + c) % n
+            found = math.gcd(abs(slow - fast), n)
+        if found != n:
+            return found
+    raise AssertionError  # pragma: no cover - count() never ends
+
+
+def prime_factors(n: int) -> dict[int, int]:
+    """Return the prime factorization of *n* >= 1 as prime -> exponent.
+
+    Examples:
+        >>> prime_factors(360), prime_factors(1), prime_factors(2**61 - 1)
+        ({2: 3, 3: 2, 5: 1}, {}, {2305843009213693951: 1})
+    """
+    factors: dict[int, int] = {}
+    for p in range(2, _TRIAL):
+        while n % p == 0:
+            factors[p] = factors.get(p, 0) + 1
+            n //= p
+    pending = [n] if n > 1 else []
+    while pending:
+        m = pending.pop()
+        if _is_prime(m):
+            factors[m] = factors.get(m, 0) + 1
+        else:
+            part = _split(m)
+            pending += [part, m // part]
+    return dict(sorted(factors.items()))
+
+
+def divisors(n: int) -> list[int]:
+    """Return every divisor of *n* >= 1, in increasing order.
+
+    Examples:
+        >>> divisors(12), divisors(97)
+        ([1, 2, 3, 4, 6, 12], [1, 97])
+    """
+    found = [1]
+    for prime, exponent in prime_factors(n).items():
+        found = [d * prime**k for d in found for k in range(exponent + 1)]
+    return sorted(found)
+
+
+def has_divisor_in(n: int, low: int, high: int) -> bool:
+    """Whether *n* has a divisor between *low* and *high* (both included).
+
+    Examples:
+        >>> has_divisor_in(91, 2, 6), has_divisor_in(91, 2, 7)
+        (False, True)
+    """
+    if low <= n <= high or (low <= 1 and n >= 1):
+        return True
+    return any(low <= d <= high for d in divisors(n))
+
+
+def nearest_multiple(x: int, low: int, high: int, direction: Literal["down", "up"]) -> int | None:
+    """The largest number <= *x* (``"down"``) or smallest >= *x* (``"up"``) that is a
+    multiple ``k * d`` (k >= 1) of a size *d* in ``low..high``; None if there is none.
+
+    It tries the numbers next to *x* first (most have such a divisor), then loops over
+    the sizes or over the counts *k*, whichever are fewer.
+
+    Examples:
+        >>> nearest_multiple(97, 2, 8, "down"), nearest_multiple(97, 2, 8, "up")
+        (96, 98)
+        >>> nearest_multiple(1, 2, 8, "down") is None
+        True
+    """
+    if direction == "down" and x < low:
+        return None
+    if x < low:  # up: low itself, one of the sizes
+        return low
+    if x <= high:
+        return x
+    step = -1 if direction == "down" else 1
+    for candidate in range(x, x + step * _SCAN, step):
+        if candidate >= low and has_divisor_in(candidate, low, high):
+            return candidate
+    by_size = high - low + 1
+    if direction == "down":
+        # k sizes of min(high, x // k): the largest multiple of k that fits under x
+        counts = range(max(1, x // high), x // low + 1)
+        if by_size <= len(counts):
+            return max(x // d * d for d in range(low, high + 1))
+        return max(k * min(high, x // k) for k in counts)
+    # k sizes of max(low, ceil(x / k)); past ceil(x / low), k x low only grows
+    counts = range(-(-x // high), -(-x // low) + 1)
+    if by_size <= len(counts):
+        return min(-(-x // d) * d for d in range(low, high + 1))
+    return min(k * max(low, -(-x // k)) for k in counts)
