@@ -1,9 +1,15 @@
-"""GPU snapshots: every NVIDIA GPU's utilization, memory, temperature, power and processes.
+"""GPU snapshots: utilization, memory, temperature, power and processes, any vendor.
 
-`gpu_snapshot` asks NVML (the ``[gpu]`` extra, ``nvidia-ml-py``) or else ``nvidia-smi``
-(parsed by header name, a hung one killed at the timeout), and returns ``[]`` when there
-is no GPU; `gpu_probe` says why. `nvml_session` keeps NVML started across a loop of
-snapshots.
+`gpu_snapshot` asks each backend that applies here, in this order: NVIDIA through NVML
+(the ``[gpu]`` extra, ``nvidia-ml-py``) or else ``nvidia-smi``; AMD through the amdgpu
+driver's sysfs files (Linux); Apple Silicon through the I/O Registry (``ioreg``, macOS,
+no sudo). It returns ``[]`` when there is no GPU; `gpu_probe` says why, backend by
+backend. Every backend has a time limit: a hung ``nvidia-smi`` or ``ioreg`` is killed
+with its process group, a hung NVML or sysfs read is given up on.
+
+Every `GpuInfo` has the same fields whatever the vendor; a figure a vendor does not
+report is None. Apple's GPU shares the machine's memory: ``unified_memory`` is True and
+``memory_total`` None (no invented VRAM size).
 """
 
 from __future__ import annotations
@@ -11,34 +17,53 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import sys
+import threading
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Final
 
 __all__ = [
+    "BACKENDS",
+    "PROCFS_PATH",
+    "SYSFS_PATH",
     "GpuInfo",
     "GpuProbe",
     "GpuProcess",
     "gpu_probe",
     "gpu_snapshot",
     "nvml_session",
+    "parse_ioreg",
     "parse_nvidia_smi_csv",
 ]
 
+BACKENDS: Final = ("nvml", "nvidia-smi", "amd", "apple")
+"""Every backend, in the order the default tries them."""
+SYSFS_PATH = "/sys"
+"""Where the amd backend reads sysfs (as psutil's ``PROCFS_PATH``): set it to a tree of
+captured files to read those instead."""
+PROCFS_PATH = "/proc"
+"""Where the amd backend reads each process's DRM file descriptors (``PID/fdinfo``)."""
+
 _MIB = 1 << 20
+_KIB = 1 << 10
 _QUERY_GPU = (
     "index,uuid,name,utilization.gpu,memory.used,memory.total,temperature.gpu,"
     "power.draw,mig.mode.current"
 )
 _QUERY_APPS = "gpu_uuid,pid,process_name,used_gpu_memory"
+_NVML_NOT_AVAILABLE = (1 << 63) - 1
+_SMI_VERSION_MISMATCH = 18
+_AMD_VENDOR = "0x1002"
+_VENDORS = {"0x1002": "amd", "0x10de": "nvidia", "0x8086": "intel", "0x106b": "apple"}
 
 
 @dataclass(frozen=True)
 class GpuProcess:
-    """A compute process on a GPU. ``name`` is None when the pid is not ``visible`` in
-    this PID namespace (a container, say); ``used_memory`` None when not reported
-    (Windows WDDM)."""
+    """A process using a GPU. ``name`` is None when the pid is not ``visible`` in this
+    PID namespace (a container, say); ``used_memory`` None when not reported (Windows
+    WDDM, Apple)."""
 
     pid: int
     used_memory: int | None
@@ -48,7 +73,13 @@ class GpuProcess:
 
 @dataclass(frozen=True)
 class GpuInfo:
-    """One GPU now. None means the driver did not report that value (``[N/A]``)."""
+    """One GPU now. None means the driver did not report that value (``[N/A]``).
+
+    ``index`` is the GPU's number on its vendor's side (CUDA's, the DRM card's);
+    ``vendor`` is ``"nvidia"``, ``"amd"`` or ``"apple"``; ``backend`` the backend that
+    read it; ``unified_memory`` True where the GPU uses the machine's memory (Apple), so
+    ``memory_used`` is what it holds of it and ``memory_total`` None.
+    """
 
     index: int
     uuid: str
@@ -60,20 +91,30 @@ class GpuInfo:
     power_draw: float | None
     mig_mode: str | None
     processes: tuple[GpuProcess, ...] = ()
+    vendor: str = "nvidia"
+    backend: str = ""
+    unified_memory: bool = False
 
 
 @dataclass(frozen=True)
 class GpuProbe:
-    """How `gpu_snapshot` got its answer: ``backend`` ("nvml", "nvidia-smi" or None)
-    and, when no GPU was reported, ``reason``."""
+    """How `gpu_snapshot` got its answer.
+
+    ``backend`` is the first backend that found a GPU (None if none did), ``gpus`` how
+    many were found, ``reason`` why none were (every backend's reason, joined),
+    ``reasons`` each backend's (backend -> why it found nothing; "" if it found some),
+    and ``snapshot`` the GPUs themselves.
+    """
 
     backend: str | None
     gpus: int
     reason: str
+    reasons: Mapping[str, str] = field(default_factory=dict)
+    snapshot: tuple[GpuInfo, ...] = ()
 
 
-class _SmiError(Exception):
-    pass
+class _NotFound(Exception):
+    """A backend found no GPU, and says why."""
 
 
 def _value(text: str | None) -> str | None:
@@ -99,7 +140,7 @@ def _number(text: str | None) -> float | None:
     match = _UNIT.match(value)
     if match is None:
         msg = f"not a number: {value!r}"
-        raise _SmiError(msg)
+        raise _NotFound(msg)
     return float(match.group(1))
 
 
@@ -125,7 +166,8 @@ def parse_nvidia_smi_csv(text: str) -> list[dict[str, str | None]]:
         msg = "empty output"
         raise ValueError(msg)
     header = [re.sub(r"\s*\[[^\]]*\]$", "", name.strip()) for name in rows[0]]
-    if len(header) < 2 or not all(re.fullmatch(r"[a-z_][a-z0-9_.]*", h, re.I) for h in header):
+    named = all(re.fullmatch(r"[a-z_][a-z0-9_.]*", h, re.I) for h in header)
+    if len(header) < 2 or not named:  # noqa: PLR2004 - a CSV of one column is no query's
         msg = f"not an nvidia-smi CSV header: {rows[0][:3]!r}"
         raise ValueError(msg)
     records = []
@@ -137,13 +179,14 @@ def parse_nvidia_smi_csv(text: str) -> list[dict[str, str | None]]:
     return records
 
 
-def _run_smi(smi: str, args: list[str], timeout: float) -> str:
-    """Run nvidia-smi in its own process group; kill the group at the timeout."""
+def _run(tool: str, command: list[str], timeout: float) -> str:
+    """Run *command* in its own process group; kill the group at the timeout, or when
+    this process is interrupted (Ctrl-C), so that no hung tool is left running."""
     import signal
     import subprocess
 
     process = subprocess.Popen(
-        [smi, *args],
+        command,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         stdin=subprocess.DEVNULL,
@@ -151,25 +194,27 @@ def _run_smi(smi: str, args: list[str], timeout: float) -> str:
     )
     try:
         out, _ = process.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
+    except BaseException as exc:
         try:
             os.killpg(process.pid, signal.SIGKILL)
         except OSError:
             process.kill()
         with contextlib.suppress(subprocess.TimeoutExpired):
             process.communicate(timeout=1.0)
-        msg = f"nvidia-smi timed out after {timeout:g} s and was killed"
-        raise _SmiError(msg) from None
+        if isinstance(exc, subprocess.TimeoutExpired):
+            msg = f"{tool} timed out after {timeout:.3g} s and was killed"
+            raise _NotFound(msg) from None
+        raise
     text = out.decode("utf-8", "replace")
     if process.returncode != 0:
         first = text.strip().splitlines()[0] if text.strip() else "no output"
         hint = ""
-        if process.returncode == 18 or "mismatch" in text:
+        if process.returncode == _SMI_VERSION_MISMATCH or "mismatch" in text:
             hint = " (driver/library version mismatch: reboot or reload the driver)"
         elif "couldn't communicate with the NVIDIA driver" in text:
             hint = " (no NVIDIA driver loaded)"
-        msg = f"nvidia-smi failed with exit status {process.returncode}: {first}{hint}"
-        raise _SmiError(msg)
+        msg = f"{tool} failed with exit status {process.returncode}: {first}{hint}"
+        raise _NotFound(msg)
     return text
 
 
@@ -184,15 +229,18 @@ def _process(pid: int, used: int | None) -> GpuProcess:
     return GpuProcess(pid, used, name, visible)
 
 
+# -- NVIDIA: nvidia-smi and NVML -----------------------------------------------------------
+
+
 def _snapshot_smi(timeout: float, processes: bool) -> list[GpuInfo]:
     import shutil
 
     smi = shutil.which("nvidia-smi")
     if smi is None:
         msg = "nvidia-smi not found on PATH"
-        raise _SmiError(msg)
+        raise _NotFound(msg)
     deadline = time.monotonic() + timeout
-    text = _run_smi(smi, [f"--query-gpu={_QUERY_GPU}", "--format=csv,nounits"], timeout)
+    text = _run("nvidia-smi", [smi, f"--query-gpu={_QUERY_GPU}", "--format=csv,nounits"], timeout)
     try:
         rows = parse_nvidia_smi_csv(text)
         gpus = []
@@ -210,20 +258,22 @@ def _snapshot_smi(timeout: float, processes: bool) -> list[GpuInfo]:
                     temperature=_number(row.get("temperature.gpu")),
                     power_draw=_number(row.get("power.draw")),
                     mig_mode=row.get("mig.mode.current"),
+                    backend="nvidia-smi",
                 )
             )
-    except (ValueError, _SmiError) as exc:
+    except (ValueError, _NotFound) as exc:
         msg = f"nvidia-smi printed output that is not the expected CSV: {exc}"
-        raise _SmiError(msg) from exc
+        raise _NotFound(msg) from exc
     if not processes or not gpus:
         return gpus
     remaining = max(0.1, deadline - time.monotonic())
-    text = _run_smi(smi, [f"--query-compute-apps={_QUERY_APPS}", "--format=csv,nounits"], remaining)
+    query = [smi, f"--query-compute-apps={_QUERY_APPS}", "--format=csv,nounits"]
+    text = _run("nvidia-smi", query, remaining)
     try:
         apps = parse_nvidia_smi_csv(text)
     except ValueError as exc:
         msg = f"nvidia-smi printed output that is not the expected CSV: {exc}"
-        raise _SmiError(msg) from exc
+        raise _NotFound(msg) from exc
     by_uuid: dict[str, list[GpuProcess]] = {}
     for app in apps:
         pid = _number(app.get("pid"))
@@ -263,7 +313,7 @@ def _snapshot_nvml(processes: bool) -> list[GpuInfo]:
             if processes:
                 for proc in get(pynvml.nvmlDeviceGetComputeRunningProcesses) or []:
                     used = getattr(proc, "usedGpuMemory", None)
-                    if used is not None and used >= (1 << 63) - 1:  # NVML_VALUE_NOT_AVAILABLE
+                    if used is not None and used >= _NVML_NOT_AVAILABLE:
                         used = None
                     procs.append(_process(int(proc.pid), used))
             gpus.append(
@@ -278,6 +328,7 @@ def _snapshot_nvml(processes: bool) -> list[GpuInfo]:
                     power_draw=None if power is None else power / 1000.0,
                     mig_mode=None if mig is None else ("Enabled" if mig[0] else "Disabled"),
                     processes=tuple(procs),
+                    backend="nvml",
                 )
             )
         return gpus
@@ -286,40 +337,316 @@ def _snapshot_nvml(processes: bool) -> list[GpuInfo]:
             pynvml.nvmlShutdown()
 
 
-def _gpus(timeout: float, processes: bool, backend: str) -> tuple[list[GpuInfo], GpuProbe]:
+# -- AMD: the amdgpu driver's sysfs files -------------------------------------------------
+
+
+def _read(path: str) -> str | None:
+    """A sysfs file's text, stripped; None if it is missing or the driver cannot say
+    (some cards answer gpu_busy_percent with EOPNOTSUPP)."""
+    try:
+        with open(path, encoding="ascii", errors="replace") as handle:
+            return handle.read().strip()
+    except OSError:
+        return None
+
+
+def _read_int(path: str) -> int | None:
+    text = _read(path)
+    try:
+        return None if text is None else int(text, 0)
+    except ValueError:
+        return None
+
+
+def _snapshot_amd(processes: bool, deadline: float) -> list[GpuInfo]:
+    """Every DRM card of AMD's, read from ``SYSFS_PATH/class/drm/cardN/device``."""
+    drm = os.path.join(SYSFS_PATH, "class", "drm")
+    try:
+        cards = sorted(
+            (int(name[4:]), name) for name in os.listdir(drm) if re.fullmatch(r"card\d+", name)
+        )
+    except OSError as exc:
+        msg = f"no DRM devices ({drm}: {exc.strerror})"
+        raise _NotFound(msg) from None
+    gpus, others = [], []
+    for number, name in cards:
+        device = os.path.join(drm, name, "device")
+        vendor = _read(os.path.join(device, "vendor"))
+        if vendor != _AMD_VENDOR:
+            label = _VENDORS.get(vendor or "", "unknown")
+            others.append(f"{name} is {label} ({vendor}:{_read(os.path.join(device, 'device'))})")
+            continue
+        gpus.append(_amd_card(number, device))
+    if not gpus:
+        found = "; ".join(others) or "none"
+        msg = f"no AMD GPU among the DRM cards (found: {found})"
+        raise _NotFound(msg)
+    if processes:
+        by_slot = _amd_processes(deadline)
+        gpus = [replace(gpu, processes=tuple(by_slot.get(gpu.uuid, ()))) for gpu in gpus]
+    return gpus
+
+
+def _amd_card(number: int, device: str) -> GpuInfo:
+    """One AMD card's figures (None for each file it does not have)."""
+    hwmon = os.path.join(device, "hwmon")
+    sensors = sorted(os.listdir(hwmon)) if os.path.isdir(hwmon) else []
+    sensor = os.path.join(hwmon, sensors[0]) if sensors else ""
+    temperature = _read_int(os.path.join(sensor, "temp1_input")) if sensor else None
+    power = None
+    for power_file in ("power1_average", "power1_input"):
+        if power is None and sensor:
+            power = _read_int(os.path.join(sensor, power_file))
+    slot = ""
+    for line in (_read(os.path.join(device, "uevent")) or "").splitlines():
+        if line.startswith("PCI_SLOT_NAME="):
+            slot = line.partition("=")[2]
+    pci_id = f"{_read(os.path.join(device, 'vendor'))}:{_read(os.path.join(device, 'device'))}"
+    name = _read(os.path.join(device, "product_name")) or f"AMD GPU [{pci_id.replace('0x', '')}]"
+    busy = _read_int(os.path.join(device, "gpu_busy_percent"))
+    return GpuInfo(
+        index=number,
+        uuid=slot or f"card{number}",
+        name=name,
+        utilization=None if busy is None else float(busy),
+        memory_used=_read_int(os.path.join(device, "mem_info_vram_used")),
+        memory_total=_read_int(os.path.join(device, "mem_info_vram_total")),
+        temperature=None if temperature is None else temperature / 1000.0,  # millidegrees
+        power_draw=None if power is None else power / 1e6,  # microwatts
+        mig_mode=None,
+        vendor="amd",
+        backend="amd",
+    )
+
+
+def _amd_processes(deadline: float) -> dict[str, list[GpuProcess]]:
+    """Each process's memory on each card (PCI slot -> processes), from the amdgpu
+    clients in ``PROCFS_PATH/PID/fdinfo``: drm-memory-vram plus drm-memory-gtt (as nvtop
+    counts them), each client once however many descriptors it has."""
+    try:
+        pids = [name for name in os.listdir(PROCFS_PATH) if name.isdigit()]
+    except OSError:
+        return {}
+    used: dict[tuple[str, int], int] = {}
+    seen: set[tuple[str, str]] = set()
+    for pid in pids:
+        if time.monotonic() > deadline:
+            break
+        folder = os.path.join(PROCFS_PATH, pid, "fdinfo")
+        try:
+            descriptors = os.listdir(folder)
+        except OSError:  # gone, or not ours to read
+            continue
+        for descriptor in descriptors:
+            client = _drm_client(os.path.join(folder, descriptor))
+            if client is None or (client[0], client[1]) in seen:
+                continue
+            slot, client_id, memory = client
+            seen.add((slot, client_id))
+            used[slot, int(pid)] = used.get((slot, int(pid)), 0) + memory
+    by_slot: dict[str, list[GpuProcess]] = {}
+    for (slot, process), memory in sorted(used.items(), key=lambda item: -item[1]):
+        by_slot.setdefault(slot, []).append(_process(process, memory))
+    return by_slot
+
+
+def _drm_client(path: str) -> tuple[str, str, int] | None:
+    """An amdgpu client's (PCI slot, client id, bytes of VRAM and GTT), or None."""
+    keys = {}
+    for line in (_read(path) or "").splitlines():
+        key, _, value = line.partition(":")
+        keys[key.strip()] = value.strip()
+    if keys.get("drm-driver") != "amdgpu" or "drm-pdev" not in keys:
+        return None
+    memory = 0
+    for region in ("vram", "gtt"):
+        value = keys.get(f"drm-memory-{region}") or keys.get(f"drm-resident-{region}") or "0"
+        number, _, unit = value.partition(" ")
+        scale = {"KiB": _KIB, "MiB": _MIB, "GiB": 1 << 30}.get(unit.strip(), 1)  # bare: bytes
+        with contextlib.suppress(ValueError):
+            memory += int(number) * scale
+    return keys["drm-pdev"], keys.get("drm-client-id", path), memory
+
+
+# -- Apple Silicon: the I/O Registry ---------------------------------------------------------
+
+_IOREG_ENTRY = re.compile(r"^[ |]*\+-o (\S+)", re.M)
+_IOREG_NUMBER = re.compile(r'"([^"]+)"=(-?\d+)')
+
+
+def parse_ioreg(text: str) -> list[dict[str, Any]]:
+    """The accelerators in ``ioreg -r -d 2 -w 0 -c IOAccelerator`` output: each one's
+    class, ``model``, ``PerformanceStatistics`` numbers and the pids of its clients.
+
+    Raises:
+        ValueError: If *text* lists no accelerator with performance statistics.
+
+    Examples:
+        >>> found = parse_ioreg('+-o AGXAcceleratorG13X  <class AGXAcceleratorG13X>\\n'
+        ...                     '  "PerformanceStatistics" = {"Device Utilization %"=7}\\n')
+        >>> found[0]["class"], found[0]["statistics"]
+        ('AGXAcceleratorG13X', {'Device Utilization %': 7})
+    """
+    starts = list(_IOREG_ENTRY.finditer(text))
+    accelerators: list[dict[str, Any]] = []
+    for index, match in enumerate(starts):
+        body = text[match.end() : starts[index + 1].start() if index + 1 < len(starts) else None]
+        statistics = re.search(r'"PerformanceStatistics" = \{([^}]*)\}', body)
+        creator = re.search(r'"IOUserClientCreator" = "pid (\d+), ([^"]*)"', body)
+        if creator and accelerators:  # a client of the accelerator above it
+            accelerators[-1]["clients"].append((int(creator.group(1)), creator.group(2)))
+        if statistics is None:
+            continue
+        model = re.search(r'"model" = "([^"]*)"', body)
+        numbers = {key: int(value) for key, value in _IOREG_NUMBER.findall(statistics.group(1))}
+        accelerators.append(
+            {
+                "class": match.group(1),
+                "model": model.group(1) if model else None,
+                "statistics": numbers,
+                "clients": [],
+            }
+        )
+    if not accelerators:
+        msg = "no accelerator with PerformanceStatistics in the ioreg output"
+        raise ValueError(msg)
+    return accelerators
+
+
+def _snapshot_apple(processes: bool, timeout: float) -> list[GpuInfo]:
+    """The Apple GPU's utilization and memory in use, from the I/O Registry (no sudo),
+    as Activity Monitor, asitop and macmon read them."""
+    import shutil
+
+    ioreg = shutil.which("ioreg")
+    if ioreg is None:
+        msg = "ioreg not found on PATH (not macOS)"
+        raise _NotFound(msg)
+    text = _run("ioreg", [ioreg, "-r", "-d", "2", "-w", "0", "-c", "IOAccelerator"], timeout)
+    try:
+        accelerators = parse_ioreg(text)
+    except ValueError as exc:
+        msg = f"ioreg: {exc}"
+        raise _NotFound(msg) from exc
+    gpus = []
+    for index, accelerator in enumerate(accelerators):
+        numbers = accelerator["statistics"]
+        busy = numbers.get("Device Utilization %")
+        clients = [] if not processes else sorted(set(accelerator["clients"]))
+        gpus.append(
+            GpuInfo(
+                index=index,
+                uuid=accelerator["class"],
+                name=accelerator["model"] or accelerator["class"],
+                utilization=None if busy is None else float(min(busy, 100)),
+                memory_used=numbers.get("In use system memory"),
+                memory_total=None,
+                temperature=None,
+                power_draw=None,
+                mig_mode=None,
+                processes=tuple(GpuProcess(pid, None, name, True) for pid, name in clients),
+                vendor="apple" if accelerator["class"].startswith("AGX") else "other",
+                backend="apple",
+                unified_memory=True,
+            )
+        )
+    return gpus
+
+
+# -- asking the backends ---------------------------------------------------------------------
+
+
+def _check(timeout: object, backends: object) -> tuple[float, tuple[str, ...]]:
     if isinstance(timeout, bool) or not isinstance(timeout, int | float):
         msg = f"timeout must be a number of seconds, got {type(timeout).__name__} {timeout!r}"
         raise TypeError(msg)
     if not 0 < timeout < float("inf"):
         msg = f"timeout must be a positive number of seconds, got {timeout!r}"
         raise ValueError(msg)
-    if backend not in ("auto", "nvml", "nvidia-smi"):
-        msg = f"backend must be 'auto', 'nvml' or 'nvidia-smi', got {backend!r}"
+    if backends is None:
+        applies = {"apple": sys.platform == "darwin", "amd": sys.platform.startswith("linux")}
+        return float(timeout), tuple(name for name in BACKENDS if applies.get(name, True))
+    if isinstance(backends, str) or not isinstance(backends, Sequence):
+        msg = f"backends must be a sequence of backend names, got {backends!r}"
+        raise TypeError(msg)
+    unknown = [name for name in backends if name not in BACKENDS]
+    if unknown:
+        msg = f"unknown backend {unknown[0]!r}: the backends are {', '.join(BACKENDS)}"
         raise ValueError(msg)
-    reasons = []
-    if backend in ("auto", "nvml"):
+    return float(timeout), tuple(dict.fromkeys(backends))
+
+
+def _within(seconds: float, function: Callable[[], list[GpuInfo]], what: str) -> list[GpuInfo]:
+    """*function*'s answer, or `_NotFound` if it takes longer than *seconds* (it runs in
+    a thread of its own, left to finish: an NVML call or a sysfs read cannot be killed)."""
+    result: list[list[GpuInfo]] = []
+    error: list[BaseException] = []
+
+    def call() -> None:
         try:
-            gpus = _snapshot_nvml(processes)
+            result.append(function())
+        except BaseException as exc:
+            error.append(exc)
+
+    worker = threading.Thread(target=call, daemon=True, name=f"devutils {what}")
+    worker.start()
+    worker.join(seconds)
+    if worker.is_alive():
+        msg = f"{what} did not answer within {seconds:.3g} s"
+        raise _NotFound(msg)
+    if error:
+        raise error[0]
+    return result[0]
+
+
+def _ask(name: str, processes: bool, deadline: float) -> list[GpuInfo]:
+    """One backend's GPUs (raises `_NotFound`, or ImportError for NVML)."""
+    left = max(deadline - time.monotonic(), 0.1)
+    if name == "nvml":
+        return _within(left, lambda: _snapshot_nvml(processes), "NVML")
+    if name == "nvidia-smi":
+        return _snapshot_smi(left, processes)
+    if name == "amd":
+        return _within(left, lambda: _snapshot_amd(processes, deadline), "sysfs")
+    return _snapshot_apple(processes, left)
+
+
+_LABELS = {"nvml": "NVML: ", "nvidia-smi": "", "amd": "AMD (sysfs): ", "apple": "Apple (ioreg): "}
+"""What goes before a backend's reason (nvidia-smi's name its tool already)."""
+_NONE_FOUND = {
+    "nvml": "NVML: no GPU found",
+    "nvidia-smi": "nvidia-smi reported no GPU",
+    "amd": "AMD (sysfs): no GPU found",
+    "apple": "Apple (ioreg): no GPU found",
+}
+
+
+def _probe(timeout: float, processes: bool, backends: object) -> GpuProbe:
+    seconds, names = _check(timeout, backends)
+    deadline = time.monotonic() + seconds
+    reasons: dict[str, str] = {}
+    gpus: list[GpuInfo] = []
+    for name in names:
+        if name == "nvidia-smi" and reasons.get("nvml") == "":
+            reasons[name] = "nvidia-smi: skipped, NVML answered for the same GPUs"
+            continue
+        label = _LABELS[name]
+        try:
+            found = _ask(name, processes, deadline)
         except ImportError:
-            reasons.append("NVML: nvidia-ml-py is not installed (pip install 'devutils[gpu]')")
-        except Exception as exc:
-            reasons.append(f"NVML: {type(exc).__name__}: {exc}")
-        else:
-            if gpus:
-                return gpus, GpuProbe("nvml", len(gpus), "")
-            reasons.append("NVML: no GPU found")
-    if backend in ("auto", "nvidia-smi"):
-        try:
-            gpus = _snapshot_smi(timeout, processes)
-        except _SmiError as exc:
-            reasons.append(str(exc))
+            reasons[name] = f"{label}nvidia-ml-py is not installed (pip install 'devutils[gpu]')"
+        except _NotFound as exc:
+            reasons[name] = f"{label}{exc}"
         except OSError as exc:
-            reasons.append(f"nvidia-smi could not be run: {exc}")
+            reasons[name] = f"{label or name + ' '}could not be run: {exc}"
+        except Exception as exc:
+            reasons[name] = f"{label}{type(exc).__name__}: {exc}"
         else:
-            if gpus:
-                return gpus, GpuProbe("nvidia-smi", len(gpus), "")
-            reasons.append("nvidia-smi reported no GPU")
-    return [], GpuProbe(None, 0, "; ".join(reasons))
+            reasons[name] = "" if found else _NONE_FOUND[name]
+            gpus += found
+    reason = "" if gpus else "; ".join(reasons.values())
+    first = next((name for name in names if reasons.get(name) == ""), None)
+    return GpuProbe(first, len(gpus), reason, reasons, tuple(gpus))
 
 
 @contextlib.contextmanager
@@ -340,7 +667,7 @@ def nvml_session() -> Iterator[None]:
         import pynvml
 
         pynvml.nvmlInit()
-    except Exception:  # noqa: BLE001 - not installed, no driver, ...: nothing to hold
+    except Exception:
         yield
         return
     try:
@@ -351,28 +678,36 @@ def nvml_session() -> Iterator[None]:
 
 
 def gpu_snapshot(
-    *, timeout: float = 5.0, processes: bool = True, backend: str = "auto"
+    *, timeout: float = 5.0, processes: bool = True, backends: Sequence[str] | None = None
 ) -> list[GpuInfo]:
-    """Return every NVIDIA GPU's state now, or ``[]`` when there is none.
+    """Return every GPU's state now, or ``[]`` when there is none.
 
-    NVML first (``nvidia-ml-py``, imported lazily), else ``nvidia-smi`` parsed by header
-    name. Never raises for "no GPU"; `gpu_probe` says why the list is empty. A hung
-    ``nvidia-smi`` is killed after *timeout* seconds.
+    Never raises for "no GPU"; `gpu_probe` says why the list is empty.
 
     Args:
-        timeout: Seconds nvidia-smi may take (both of its calls together).
-        processes: Also list the compute processes of each GPU.
-        backend: ``"auto"``, ``"nvml"`` or ``"nvidia-smi"``.
+        timeout: Seconds all the backends together may take; a hung tool is killed.
+        processes: Also list the processes of each GPU.
+        backends: Backend names to ask, in order (see `BACKENDS`); default every one
+            that applies here. nvidia-smi is skipped when NVML answered.
+
+    Raises:
+        TypeError: If *timeout* is not a number or *backends* not a sequence of names.
+        ValueError: If *timeout* is not positive and finite, or a backend is unknown.
     """
-    return _gpus(timeout, processes, backend)[0]
+    return list(_probe(timeout, processes, backends).snapshot)
 
 
-def gpu_probe(*, timeout: float = 5.0, backend: str = "auto") -> GpuProbe:
-    """Say which backend answers and, when no GPU is reported, why not.
+def gpu_probe(
+    *, timeout: float = 5.0, backends: Sequence[str] | None = None, processes: bool = False
+) -> GpuProbe:
+    """Say which backend answers and, when no GPU is reported, why not (per backend).
+
+    The probe carries the snapshot too (``GpuProbe.snapshot``), so one call both lists
+    the GPUs and explains an empty list.
 
     Examples:
         >>> probe = gpu_probe(timeout=2.0)
         >>> probe.gpus > 0 or bool(probe.reason)
         True
     """
-    return _gpus(timeout, False, backend)[1]
+    return _probe(timeout, processes, backends)

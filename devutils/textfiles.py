@@ -50,11 +50,18 @@ class FileChangedError(OSError):
 
     def __init__(self, path: str) -> None:
         super().__init__(f"{path}: changed by another process during the rewrite; left as it is")
-        self.filename = path
+        self.path = path
+
+    def __str__(self) -> str:
+        return str(self.args[0])
 
 
 class _Reader(Protocol):
     def read(self, size: int = ..., /) -> bytes: ...
+
+
+class _Writer(Protocol):
+    def write(self, data: bytes | memoryview, /) -> int | None: ...
 
 
 def _check_chunk_size(chunk_size: object) -> int:
@@ -67,7 +74,7 @@ def _check_chunk_size(chunk_size: object) -> int:
     return chunk_size
 
 
-def write_all(target: IO[bytes], data: bytes) -> None:
+def write_all(target: _Writer, data: bytes) -> None:
     """Write all of *data* to *target*: a short write is continued, and a write that
     makes no progress is an OSError (ENOSPC), never silently dropped bytes."""
     view = memoryview(data)
@@ -78,10 +85,10 @@ def write_all(target: IO[bytes], data: bytes) -> None:
         view = view[written:]
 
 
-def transcode(
+def transcode(  # noqa: PLR0913 - the streams, then keyword-only settings
     replacer: Replacer,
     source: _Reader,
-    target: IO[bytes] | None,
+    target: _Writer | None,
     *,
     name: str,
     encoding: str = "utf-8",

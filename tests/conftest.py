@@ -13,7 +13,7 @@ import os
 import stat
 import sys
 import types
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -123,7 +123,7 @@ class FakeSmi:
 @pytest.fixture
 def fake_smi(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FakeSmi:
     script = tmp_path / "bin" / "nvidia-smi"
-    script.parent.mkdir()
+    script.parent.mkdir(exist_ok=True)
     script.write_text(FAKE_SMI)
     script.chmod(script.stat().st_mode | stat.S_IXUSR)
     monkeypatch.setenv("PATH", f"{script.parent}{os.pathsep}{os.environ['PATH']}")

@@ -5,10 +5,14 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from typing import TYPE_CHECKING
 
 import pytest
 
 from devutils import __version__
+
+if TYPE_CHECKING:
+    from tests.conftest import Cli
 
 
 def test_readme_example_through_the_installed_module() -> None:
@@ -52,6 +56,8 @@ def test_version() -> None:
 
 WRITERS = [
     ["months", "2024-01-01", "2024-05-01", "--list"],
+    ["--help"],
+    ["replace", "--help"],
     ["batch", "--target", "64", "--max-per-device", "8"],
     ["which-dstat"],
     ["stat", "-c", "0.05", "1"],
@@ -84,7 +90,7 @@ def test_a_full_disk_is_one_line_and_status_1(args: list[str]) -> None:
     prog = _prog(args)
     assert (completed.returncode, completed.stderr) == (
         1,
-        f"{prog}: error: No space left on device\n",
+        f"{prog}: error: stdout: No space left on device\n",
     )
 
 
@@ -99,4 +105,38 @@ def test_a_closed_stdout_is_an_error_not_silence(args: list[str]) -> None:
         env=_buffered_env(),
     )
     prog = _prog(args)
-    assert (completed.returncode, completed.stderr) == (1, f"{prog}: error: Bad file descriptor\n")
+    assert (completed.returncode, completed.stderr) == (
+        1,
+        f"{prog}: error: stdout: Bad file descriptor\n",
+    )
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
+@pytest.mark.parametrize("args", [["--help"], ["--version"], ["stat", "--help"]])
+def test_help_and_version_onto_a_full_disk_fail_even_unbuffered(args: list[str]) -> None:
+    # argparse itself swallows a failed write of its help: devutils's parser does not
+    with open("/dev/full", "wb") as full:
+        completed = subprocess.run(
+            [sys.executable, "-m", "devutils", *args],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            check=False,
+            env=dict(os.environ, PYTHONUNBUFFERED="1"),
+        )
+    assert completed.returncode == 1
+    assert completed.stderr.endswith("error: stdout: No space left on device\n")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["months", "2024-01-01", "2024-02-01", "extra"], "devutils months: error: unrecognized"),
+        (["stat", "1", "1", "1"], "devutils stat: error: unrecognized arguments: 1"),
+        (["batch", "--target", "8", "--max-per-device", "4", "x"], "devutils batch: error:"),
+    ],
+)
+def test_an_error_names_the_subcommand(args: list[str], message: str, cli: Cli) -> None:
+    result = cli(args)
+    assert result.status == 2
+    assert result.err.startswith(message)

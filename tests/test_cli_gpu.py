@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import signal
+import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -43,6 +48,155 @@ def test_gpu_cli(fake_smi: FakeSmi, monkeypatch: pytest.MonkeyPatch, cli: Cli) -
 def test_gpu_cli_without_gpu(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, cli: Cli) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))
     monkeypatch.setitem(sys.modules, "pynvml", None)
-    result = cli(["gpu"])
+    result = cli(["gpu", "--backend", "nvml", "--backend", "nvidia-smi"])
     assert result.status == 1
-    assert "no GPU" in result.err
+    assert result.err == (
+        "devutils gpu: no GPU: NVML: nvidia-ml-py is not installed (pip install "
+        "'devutils[gpu]'); nvidia-smi not found on PATH\n"
+    )
+
+
+AMD_SYSFS = Path(__file__).parent / "fixtures" / "amd-sysfs"
+AMD_PROC = Path(__file__).parent / "fixtures" / "amd-proc"
+
+
+def test_the_same_columns_whatever_the_vendor(monkeypatch: pytest.MonkeyPatch, cli: Cli) -> None:
+    from devutils import gpu
+
+    monkeypatch.setattr(gpu, "SYSFS_PATH", str(AMD_SYSFS))
+    monkeypatch.setattr(gpu, "PROCFS_PATH", str(AMD_PROC))
+    table = cli(["gpu", "--backend", "amd"])
+    assert table.status == 0
+    assert (
+        table.text.splitlines()[0] == "GPU 0  AMD GPU [1002:744c]  util 0%  mem 0.0/20.0 GiB  -  -"
+    )
+    assert table.text.splitlines()[2] == "GPU 1  AMD GPU [1002:67df]  util -  mem 6.3/8.0 GiB  -  -"
+    data = json.loads(cli(["gpu", "--backend", "amd", "--json"]).text)
+    first = data["gpus"][0]
+    assert (first["vendor"], first["temperature"], first["unified_memory"]) == ("amd", None, False)
+    assert set(first) >= {"index", "uuid", "name", "utilization", "memory_used", "memory_total"}
+    stat = cli(["stat", "--gpu", "--csv", "-c", "0.05", "1"])
+    assert stat.text.splitlines()[0].endswith(",gpu0:util,gpu0:mem,gpu1:util,gpu1:mem")
+    assert stat.text.splitlines()[1].endswith(",0,27856896,,6812925952")
+
+
+def run_gpu(args: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
+    completed: subprocess.CompletedProcess[str] = subprocess.run(
+        [sys.executable, "-m", "devutils", "gpu", *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        **kwargs,  # type: ignore[call-overload]
+    )
+    return completed
+
+
+def test_the_timeout_bounds_the_whole_wait(fake_smi: FakeSmi) -> None:
+    fake_smi.serve("h200__590.48.01__load__query-gpu.csv")
+    fake_smi.hang(30)
+    start = time.monotonic()
+    result = run_gpu(["--timeout", "2", "--backend", "nvidia-smi"], env=dict(os.environ))
+    took = time.monotonic() - start
+    assert result.returncode == 1
+    assert "timed out after 2 s and was killed" in result.stderr
+    assert 1.9 < took < 3.5, f"{took:.1f} s"  # one probe, not two
+
+
+def test_ctrl_c_kills_the_hung_tool(fake_smi: FakeSmi, tmp_path: Path) -> None:
+    fake_smi.serve("h200__590.48.01__load__query-gpu.csv")
+    fake_smi.hang(30)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "devutils", "gpu", "--backend", "nvidia-smi"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    time.sleep(1.0)
+    children = Path(f"/proc/{process.pid}/task/{process.pid}/children").read_text().split()
+    assert children  # nvidia-smi (the fake: a shell, sleeping) is running
+    os.kill(process.pid, signal.SIGINT)  # only devutils: the tool is in a group of its own
+    process.wait(timeout=10)
+    assert process.returncode == 130
+    time.sleep(0.2)
+    alive = [c for c in children if Path(f"/proc/{c}").exists()]
+    assert alive == []
+
+
+def test_the_watch_prints_a_line_per_sample_when_not_a_terminal(fake_smi: FakeSmi) -> None:
+    fake_smi.serve(
+        "h200__590.48.01__load__query-gpu.csv", "h200__590.48.01__load__query-compute-apps.csv"
+    )
+    result = run_gpu(["--watch", "0.1", "--count", "3", "--backend", "nvidia-smi"])
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert len(lines) == 3
+    assert all(
+        line.endswith("GPU 0  NVIDIA H200  util 100%  mem 31.6/140.4 GiB  52C  627W  MIG Disabled")
+        for line in lines
+    )
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux (apt-get install tmux)")
+def test_the_watch_redraws_in_a_real_terminal_and_q_restores_it(
+    fake_smi: FakeSmi, tmp_path: Path
+) -> None:
+    fake_smi.serve(
+        "h200__590.48.01__load__query-gpu.csv", "h200__590.48.01__load__query-compute-apps.csv"
+    )
+    session = f"devutils-test-{os.getpid()}"
+    socket = str(tmp_path / "tmux.sock")
+    tmux = ["tmux", "-S", socket]
+    command = f"{sys.executable} -m devutils gpu --watch 0.2 --backend nvidia-smi; echo EXITED $?"
+    subprocess.run(
+        [
+            *tmux,
+            "new-session",
+            "-d",
+            "-s",
+            session,
+            "-x",
+            "100",
+            "-y",
+            "30",
+            "sh",
+            "-c",
+            command + "; sleep 30",
+        ],
+        check=True,
+        env=dict(os.environ),
+    )
+    try:
+        screen = ""
+        for _ in range(50):
+            time.sleep(0.2)
+            screen = subprocess.run(
+                [*tmux, "capture-pane", "-p", "-t", session],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
+            if "hist |" in screen and "pid" in screen:
+                break
+        lines = screen.splitlines()
+        assert lines[0].startswith("devutils gpu --watch 0.2")
+        assert "GPU 0  NVIDIA H200  (nvidia, nvidia-smi)" in lines
+        assert any(line.startswith("  util [") and line.endswith("] 100%") for line in lines)
+        assert any(line.startswith("  mem  [") and "31.6/140.4 GiB" in line for line in lines)
+        assert any(line.startswith("  hist |") and "█" in line for line in lines)
+        assert any("pid   10309" in line and "28234 MiB" in line for line in lines)
+        assert lines[-1].startswith("q: quit") or "q: quit" in screen
+        subprocess.run([*tmux, "send-keys", "-t", session, "q"], check=True)
+        for _ in range(50):
+            time.sleep(0.1)
+            screen = subprocess.run(
+                [*tmux, "capture-pane", "-p", "-t", session],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
+            if "EXITED" in screen:
+                break
+        assert "EXITED 0" in screen
+        assert "hist |" not in screen  # the alternate screen is gone: the terminal is back
+    finally:
+        subprocess.run([*tmux, "kill-server"], check=False)

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import shutil
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -176,12 +180,13 @@ def test_diff(tmp_path: Path, cli: Cli) -> None:
     assert a.read_bytes() == b"keep\nold line\nkeep\n"
 
 
-def test_in_place_with_stdin_or_dry_run_is_a_usage_error(tmp_path: Path, cli: Cli) -> None:
-    assert cli(["replace", "--in-place", "--pair", "a", "b"]).status == 2
-    path = write(tmp_path / "a.txt", b"a")
-    result = cli(["replace", "--in-place", "--dry-run", "--pair", "a", "b", str(path)])
+def test_in_place_with_stdin_is_a_usage_error(tmp_path: Path, cli: Cli) -> None:
+    result = cli(["replace", "--in-place", "--pair", "a", "b"])
     assert result.status == 2
     assert result.err.count("\n") == 1
+    path = write(tmp_path / "a.txt", b"a")
+    dry = cli(["replace", "--in-place", "--dry-run", "--pair", "a", "b", str(path)])
+    assert (dry.status, dry.text, path.read_bytes()) == (0, f"{path}: 1\n", b"a")
 
 
 def make_tree(root: Path) -> None:
@@ -373,3 +378,332 @@ def test_a_file_named_twice_is_rewritten_once(tmp_path: Path, cli: Cli) -> None:
     args = ["replace", "--in-place", "--pair", "cat", "dog", "--pair", "dog", "cat"]
     assert cli([*args, str(path), str(path), str(link)]).status == 0
     assert path.read_bytes() == b"dog cat\n"
+
+
+# -- faults: signals, closed pipes, full disks, concurrent writers ---------------------------
+
+WORDS = [f"w{a}{b}{c}" for a in "abcdefgh" for b in "abcdefgh" for c in "abcdefgh"]  # 512
+
+
+def slow_inputs(folder: Path, files: int = 6, words: int = 300_000) -> tuple[list[Path], Path]:
+    """*files* files of random words and a map that upper-cases every word: rewriting
+    one with ``--chunk-size 4096 -w`` takes about a second here."""
+    import random
+
+    rng = random.Random(0)
+    paths = []
+    for number in range(files):
+        path = folder / f"f{number}.txt"
+        path.write_text(" ".join(rng.choice(WORDS) for _ in range(words)), encoding="utf-8")
+        paths.append(path)
+    table = folder.parent / f"{folder.name}-map.json"
+    table.write_text(json.dumps({word: word.upper() for word in WORDS}), encoding="utf-8")
+    return paths, table
+
+
+def devutils_replace(
+    args: list[str], table: Path, temporary: Path, **kwargs: object
+) -> subprocess.Popen[str]:
+    command = [sys.executable, "-m", "devutils", "replace", "-w", "--chunk-size", "4096"]
+    process: subprocess.Popen[str] = subprocess.Popen(
+        [*command, "--map", str(table), *args],
+        text=True,
+        env={**os.environ, "TMPDIR": str(temporary)},
+        start_new_session=True,  # its own process group: a Ctrl-C reaches it and its workers
+        **kwargs,  # type: ignore[call-overload]
+    )
+    return process
+
+
+def state(path: Path) -> str:
+    data = path.read_text(encoding="utf-8")
+    if data == data.lower():
+        return "old"
+    return "new" if data == data.upper() else "MIXED"
+
+
+def no_litter(folder: Path, temporary: Path) -> None:
+    assert sorted(p.name for p in folder.glob(".*devutils-tmp")) == []
+    assert sorted(p.name for p in temporary.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("signum", "jobs", "after"),
+    [
+        (signal.SIGINT, 2, 0.3),
+        (signal.SIGINT, 2, 1.8),
+        (signal.SIGINT, 1, 1.8),
+        (signal.SIGTERM, 2, 1.8),
+        (signal.SIGTERM, 1, 1.0),
+        (signal.SIGHUP, 2, 1.8),
+    ],
+)
+def test_a_signal_stops_at_once_and_leaves_nothing_behind(
+    tmp_path: Path, signum: int, jobs: int, after: float
+) -> None:
+    folder, temporary = tmp_path / "files", tmp_path / "tmp"
+    folder.mkdir()
+    temporary.mkdir()
+    paths, table = slow_inputs(folder)
+    process = devutils_replace(
+        ["--in-place", "-j", str(jobs), *map(str, paths)], table, temporary, stderr=subprocess.PIPE
+    )
+    time.sleep(after)
+    sent = time.monotonic()
+    if signum == signal.SIGINT:
+        os.killpg(process.pid, signum)  # Ctrl-C: the terminal signals the whole group
+    else:
+        process.send_signal(signum)
+    _, err = process.communicate(timeout=30)
+    stopped = time.monotonic() - sent
+    assert process.returncode == 128 + signum, err
+    states = [state(path) for path in paths]
+    assert "MIXED" not in states
+    done = states.count("new")
+    assert err == (
+        f"devutils replace: interrupted: {done} of 6 files done; the others are unchanged\n"
+    )
+    assert done < len(paths)  # a file not started is left alone
+    no_litter(folder, temporary)
+    assert stopped < 0.5, f"took {stopped:.2f} s to stop"
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_closed_pipe_is_quiet_and_leaves_nothing(tmp_path: Path, jobs: int) -> None:
+    folder, temporary = tmp_path / "files", tmp_path / "tmp"
+    folder.mkdir()
+    temporary.mkdir()
+    paths, table = slow_inputs(folder, files=3, words=100_000)
+    process = devutils_replace(
+        ["-j", str(jobs), *map(str, paths)],
+        table,
+        temporary,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdout is not None
+    assert process.stdout.read(1)  # `| head -c1`
+    process.stdout.close()
+    _, err = process.communicate(timeout=30)
+    assert (process.returncode, err) == (0, "")
+    no_litter(folder, temporary)
+
+
+def test_sigint_in_stdout_mode_removes_the_spool(tmp_path: Path) -> None:
+    folder, temporary = tmp_path / "files", tmp_path / "tmp"
+    folder.mkdir()
+    temporary.mkdir()
+    paths, table = slow_inputs(folder, files=4)
+    process = devutils_replace(
+        ["-j", "2", *map(str, paths)],
+        table,
+        temporary,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    time.sleep(1.5)
+    os.killpg(process.pid, signal.SIGINT)
+    _, err = process.communicate(timeout=30)
+    assert process.returncode == 130
+    assert err.startswith("devutils replace: interrupted: ")
+    no_litter(folder, temporary)
+
+
+def test_sigkill_leaves_a_temporary_file_named_as_documented(tmp_path: Path) -> None:
+    folder, temporary = tmp_path / "files", tmp_path / "tmp"
+    folder.mkdir()
+    temporary.mkdir()
+    (path,), table = slow_inputs(folder, files=1)
+    process = devutils_replace(["--in-place", str(path)], table, temporary)
+    time.sleep(0.8)
+    process.kill()
+    process.wait()
+    assert state(path) == "old"
+    (leftover,) = folder.glob(".f0.txt.*.devutils-tmp")  # the pattern docs/cli.md names
+    assert len(leftover.name.split(".")) == 5
+
+
+def test_a_file_changed_during_the_rewrite_is_left_to_the_other_writer(tmp_path: Path) -> None:
+    folder, temporary = tmp_path / "files", tmp_path / "tmp"
+    folder.mkdir()
+    temporary.mkdir()
+    (path,), table = slow_inputs(folder, files=1)
+    process = devutils_replace(["--in-place", str(path)], table, temporary, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 10
+    while not list(folder.glob(".f0.txt.*.devutils-tmp")) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    path.write_text("another writer's text\n", encoding="utf-8")  # like an editor saving
+    _, err = process.communicate(timeout=30)
+    assert process.returncode == 1
+    assert err == (
+        f"devutils replace: {path}: changed by another process during the rewrite; left as it is\n"
+    )
+    assert path.read_text(encoding="utf-8") == "another writer's text\n"
+    no_litter(folder, temporary)
+
+
+def worker_count(pid: int) -> int:
+    """Child processes of *pid* running the same program (the pool's workers)."""
+    children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    own = Path(f"/proc/{pid}/cmdline").read_bytes()
+    count = 0
+    for child in children:
+        with contextlib.suppress(OSError):
+            count += Path(f"/proc/{child}/cmdline").read_bytes() == own
+    return count
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="counts workers in /proc")
+def test_jobs_never_start_more_workers_than_files(tmp_path: Path) -> None:
+    folder, temporary = tmp_path / "files", tmp_path / "tmp"
+    folder.mkdir()
+    temporary.mkdir()
+    paths, table = slow_inputs(folder, files=2)
+    process = devutils_replace(["--in-place", "-j", "50", *map(str, paths)], table, temporary)
+    time.sleep(0.8)
+    try:
+        assert worker_count(process.pid) <= 2
+    finally:
+        process.wait(timeout=30)
+    assert process.returncode == 0
+    assert [state(path) for path in paths] == ["new", "new"]
+
+
+@pytest.mark.parametrize("jobs", ["100000", "2147483648", "257"])
+def test_jobs_past_the_cap_is_a_usage_error(jobs: str, cli: Cli) -> None:
+    result = cli(["replace", "-j", jobs, "--pair", "a", "b"])
+    assert result.status == 2
+    assert result.err == (
+        f"devutils replace: error: argument -j/--jobs: must be at most 256, got {jobs!r}\n"
+    )
+
+
+@pytest.mark.skipif(not Path("/proc/loadavg").exists(), reason="needs /proc")
+def test_the_message_names_the_real_cause(cli: Cli) -> None:
+    result = cli(["replace", "--in-place", "--pair", "0", "O", "/proc/loadavg"])
+    assert result.status == 1
+    assert "cannot create a temporary file in /proc" in result.err
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_stdout_onto_a_full_disk_names_stdout(tmp_path: Path, jobs: str) -> None:
+    files = [write(tmp_path / f"{n}.txt", b"a b a\n" * 1000) for n in range(3)]
+    with open("/dev/full", "wb") as full:
+        completed = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "devutils",
+                "replace",
+                "-j",
+                jobs,
+                "--pair",
+                "a",
+                "b",
+                *map(str, files),
+            ],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            check=False,
+            env={**os.environ, "TMPDIR": str(tmp_path)},
+        )
+    assert (completed.returncode, completed.stderr) == (
+        1,
+        "devutils replace: error: stdout: No space left on device\n",
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["0.txt", "1.txt", "2.txt"]
+
+
+@contextlib.contextmanager
+def small_tmpfs(folder: Path, size: str = "256k") -> Iterator[Path]:
+    """A tmpfs of *size* mounted at *folder* (root only), unmounted afterwards."""
+    if os.geteuid() != 0 or not shutil.which("mount"):
+        pytest.skip("mounting a tmpfs needs root")
+    folder.mkdir()
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(folder)],
+        capture_output=True,
+        check=False,
+    )
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode().strip()}")
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", str(folder)], check=False)
+
+
+def test_output_onto_a_disk_that_fills_up_is_an_error(tmp_path: Path) -> None:
+    source = write(tmp_path / "in.txt", b"a " * 100_000)  # 200 KB in, 400 KB out
+    with small_tmpfs(tmp_path / "disk") as disk:
+        with open(disk / "out", "wb") as out:
+            completed = subprocess.run(
+                [sys.executable, "-m", "devutils", "replace", "--pair", "a", "bb", str(source)],
+                stdout=out,
+                stderr=subprocess.PIPE,
+                text=True,
+                check=False,
+            )
+        assert (completed.returncode, completed.stderr) == (
+            1,
+            "devutils replace: error: stdout: No space left on device\n",
+        )
+
+
+def test_in_place_on_a_full_disk_keeps_the_original(tmp_path: Path, cli: Cli) -> None:
+    with small_tmpfs(tmp_path / "disk") as disk:
+        original = b"a " * 60_000  # 120 KB: the rewrite (240 KB) does not fit beside it
+        path = write(disk / "notes.txt", original)
+        result = cli(["replace", "--in-place", "--pair", "a", "bb", str(path)])
+        assert result.status == 1
+        assert result.err.startswith(f"devutils replace: {path}: ")
+        assert "No space left on device" in result.err
+        assert path.read_bytes() == original
+        assert sorted(p.name for p in disk.iterdir()) == ["notes.txt"]
+
+
+# -- --dry-run with --in-place, and GNU tools' habits -------------------------------------------
+
+
+def test_dry_run_in_place_counts_what_the_rewrite_would(tmp_path: Path, cli: Cli) -> None:
+    folder = tmp_path / "tree"
+    folder.mkdir()
+    target = write(folder / "a.txt", b"colour colour\n")
+    write(folder / "b.txt", b"nothing\n")
+    (folder / "link.txt").symlink_to(target)
+    args = ["replace", "-r", "--pair", "colour", "color", str(folder)]
+    dry = cli([*args, "--dry-run", "--in-place"])
+    assert dry.status == 0
+    assert dry.text == f"{folder}/a.txt: 2\n{folder}/b.txt: 0\n"  # the link's target once
+    assert target.read_bytes() == b"colour colour\n"
+    assert cli([*args, "--dry-run"]).text == dry.text
+    real = cli([*args, "--in-place", "--count"])
+    assert real.err == dry.text.replace(f"{folder}/", f"{folder}/")
+    diff = cli(["replace", "--dry-run", "--diff", "--pair", "color", "colour", str(target)])
+    assert diff.text.splitlines()[2:] == ["@@ -1 +1 @@", "-color color", "+colour colour"]
+    assert target.read_bytes() == b"color color\n"
+
+
+def test_options_and_files_mix(tmp_path: Path, cli: Cli) -> None:
+    a = write(tmp_path / "a.txt", b"x\n")
+    b = write(tmp_path / "b.txt", b"x x\n")
+    result = cli(["replace", str(a), "--pair", "x", "y", str(b), "--count"])
+    assert (result.status, result.text) == (0, "y\ny y\n")
+
+
+def test_keys_and_values_may_start_with_a_dash(cli: Cli) -> None:
+    result = cli(
+        ["replace", "--pair", "-v", "--verbose", "--pair", "-q", "-"], stdin=b"cmd -v -q\n"
+    )
+    assert (result.status, result.text) == (0, "cmd --verbose -\n")
+
+
+def test_the_map_from_stdin(tmp_path: Path, cli: Cli) -> None:
+    path = write(tmp_path / "a.txt", b"colour\n")
+    result = cli(["replace", "--map", "-", str(path)], stdin=b"colour\tcolor\n")
+    assert (result.status, result.text) == (0, "color\n")
+    both = cli(["replace", "--map", "-"], stdin=b"colour\tcolor\n")
+    assert both.status == 2
+    assert "stdin (-) can be read only once" in both.err

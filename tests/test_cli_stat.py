@@ -99,7 +99,7 @@ def reference_csv_row(columns: list[Any], sample: dict[str, Any]) -> str:
 
     cells = [f"{sample['time']:.3f}"]
     for column, value in zip(columns, reference_cells(columns, sample), strict=True):
-        if column.kind != "time":
+        if column.kind not in ("time", "epoch"):
             cells.append(raw(value))
     return ",".join(cells)
 
@@ -110,7 +110,19 @@ stat_values = st.none() | st.floats(0, 1e18, allow_nan=False) | st.integers(0, 2
 stat_options = st.fixed_dictionaries(
     {
         name: st.booleans()
-        for name in ("cpu", "disk", "net", "page", "sys", "load", "mem", "all", "time", "bits")
+        for name in (
+            "cpu",
+            "disk",
+            "net",
+            "page",
+            "sys",
+            "load",
+            "mem",
+            "all",
+            "time",
+            "epoch",
+            "bits",
+        )
     }
 )
 
@@ -136,7 +148,9 @@ def test_rows_match_the_obvious_loop(
 def test_csv_cells_drop_trailing_zeros_only() -> None:
     import argparse
 
-    options = dict.fromkeys(("disk", "net", "page", "load", "mem", "all", "time", "bits"), False)
+    options = dict.fromkeys(
+        ("disk", "net", "page", "load", "mem", "all", "time", "epoch", "bits"), False
+    )
     args = argparse.Namespace(**options, cpu=True, sys=False, disks=None, nics=None)
     columns = build_columns(args, [])
 

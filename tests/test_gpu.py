@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import os
 import sys
 import time
 from pathlib import Path
@@ -9,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from devutils import gpu
 from devutils.gpu import gpu_probe, gpu_snapshot, parse_nvidia_smi_csv
 
 if TYPE_CHECKING:
@@ -24,7 +27,7 @@ def test_h200_under_load(fake_smi: FakeSmi, monkeypatch: pytest.MonkeyPatch) -> 
         "h200__590.48.01__load__query-gpu.csv",
         "h200__590.48.01__load__query-compute-apps.csv",
     )
-    (gpu,) = gpu_snapshot(backend="nvidia-smi")
+    (gpu,) = gpu_snapshot(backends=["nvidia-smi"])
     assert (gpu.index, gpu.name, gpu.uuid) == (
         0,
         "NVIDIA H200",
@@ -37,7 +40,7 @@ def test_h200_under_load(fake_smi: FakeSmi, monkeypatch: pytest.MonkeyPatch) -> 
     assert [p.pid for p in gpu.processes] == [10291, 10293, 10309]
     assert gpu.processes[2].used_memory == 28234 * 2**20
     assert gpu.processes[0].visible is False or gpu.processes[0].name is not None
-    assert gpu_probe(backend="nvidia-smi").backend == "nvidia-smi"
+    assert gpu_probe(backends=["nvidia-smi"]).backend == "nvidia-smi"
 
 
 def test_mig_utilization_is_none(fake_smi: FakeSmi, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -45,7 +48,7 @@ def test_mig_utilization_is_none(fake_smi: FakeSmi, monkeypatch: pytest.MonkeyPa
         "h200-mig__590.48.01__load__query-gpu.csv",
         "h200-mig__590.48.01__idle__query-compute-apps.csv",
     )
-    (gpu,) = gpu_snapshot(backend="nvidia-smi")
+    (gpu,) = gpu_snapshot(backends=["nvidia-smi"])
     assert gpu.utilization is None
     assert gpu.mig_mode == "Enabled"
     assert gpu.memory_used == 16959 * 2**20
@@ -57,7 +60,7 @@ def test_windows_process_memory_is_none(fake_smi: FakeSmi, monkeypatch: pytest.M
         "windows-rtx-2080-super__591.86__load__query-gpu.csv",
         "windows-rtx-2080-super__591.86__load__query-compute-apps.csv",
     )
-    (gpu,) = gpu_snapshot(backend="nvidia-smi")
+    (gpu,) = gpu_snapshot(backends=["nvidia-smi"])
     assert gpu.mig_mode is None
     assert gpu.processes
     assert all(p.used_memory is None for p in gpu.processes)
@@ -68,7 +71,7 @@ def test_nounits_csv(fake_smi: FakeSmi, monkeypatch: pytest.MonkeyPatch) -> None
         "netdata__tesla-p100__csv-nounits.csv",
         "h200-mig__590.48.01__idle__query-compute-apps.csv",
     )
-    (gpu,) = gpu_snapshot(backend="nvidia-smi")
+    (gpu,) = gpu_snapshot(backends=["nvidia-smi"])
     assert gpu.name == "Tesla P100-PCIE-16GB"
     assert (gpu.utilization, gpu.memory_used, gpu.temperature, gpu.power_draw) == (
         0.0,
@@ -90,8 +93,8 @@ def test_driver_errors_give_empty_list_and_reason(
     fake_smi: FakeSmi, monkeypatch: pytest.MonkeyPatch, fixture: str, status: int, reason: str
 ) -> None:
     fake_smi.serve(fixture, exit_status=status)
-    assert gpu_snapshot(backend="nvidia-smi") == []
-    probe = gpu_probe(backend="nvidia-smi")
+    assert gpu_snapshot(backends=["nvidia-smi"]) == []
+    probe = gpu_probe(backends=["nvidia-smi"])
     assert probe.backend is None
     assert f"exit status {status}" in probe.reason
     assert reason in probe.reason
@@ -102,8 +105,8 @@ def test_garbage_output(fake_smi: FakeSmi, monkeypatch: pytest.MonkeyPatch, tmp_
     garbage.write_text("Segmentation fault\n\x00\x01 random bytes, more, fields\n")
     monkeypatch.setenv("FAKE_SMI_GPU", str(garbage))
     monkeypatch.setenv("FAKE_SMI_APPS", str(garbage))
-    assert gpu_snapshot(backend="nvidia-smi") == []
-    assert "not the expected CSV" in gpu_probe(backend="nvidia-smi").reason
+    assert gpu_snapshot(backends=["nvidia-smi"]) == []
+    assert "not the expected CSV" in gpu_probe(backends=["nvidia-smi"]).reason
 
 
 def test_hung_nvidia_smi_is_killed_at_the_timeout(
@@ -112,15 +115,15 @@ def test_hung_nvidia_smi_is_killed_at_the_timeout(
     fake_smi.serve("h200__590.48.01__load__query-gpu.csv")
     monkeypatch.setenv("FAKE_SMI_SLEEP", "30")
     start = time.monotonic()
-    assert gpu_snapshot(timeout=0.5, backend="nvidia-smi") == []
+    assert gpu_snapshot(timeout=0.5, backends=["nvidia-smi"]) == []
     assert time.monotonic() - start < 5
-    assert "timed out after 0.3 s" in gpu_probe(timeout=0.3, backend="nvidia-smi").reason
+    assert "timed out after 0.3 s" in gpu_probe(timeout=0.3, backends=["nvidia-smi"]).reason
 
 
 def test_no_nvidia_smi(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))
-    assert gpu_snapshot(backend="nvidia-smi") == []
-    assert "nvidia-smi not found on PATH" in gpu_probe(backend="nvidia-smi").reason
+    assert gpu_snapshot(backends=["nvidia-smi"]) == []
+    assert "nvidia-smi not found on PATH" in gpu_probe(backends=["nvidia-smi"]).reason
     monkeypatch.setitem(sys.modules, "pynvml", None)  # and no nvidia-ml-py either
     assert gpu_snapshot() == []
     reason = gpu_probe().reason
@@ -143,7 +146,7 @@ def test_nvml_reads_the_h200(
 ) -> None:
     module, calls = fake_pynvml()
     monkeypatch.setitem(sys.modules, "pynvml", module)
-    [gpu] = gpu_snapshot(backend="nvml")
+    [gpu] = gpu_snapshot(backends=["nvml"])
     assert (gpu.index, gpu.name, gpu.uuid) == (0, "NVIDIA H200", module.nvmlDeviceGetUUID(None))
     assert gpu.utilization == 100.0
     assert (gpu.memory_used, gpu.memory_total) == (32362 * MIB, 143771 * MIB)
@@ -166,7 +169,7 @@ def test_nvml_not_supported_is_none(
     unsupported = frozenset({"nvmlDeviceGetUtilizationRates", "nvmlDeviceGetPowerUsage"})
     module, calls = fake_pynvml(unsupported=unsupported, mig=1, process_memory=[None] * 3)
     monkeypatch.setitem(sys.modules, "pynvml", module)
-    [gpu] = gpu_snapshot(backend="nvml")
+    [gpu] = gpu_snapshot(backends=["nvml"])
     assert gpu.utilization is None
     assert gpu.power_draw is None
     assert gpu.mig_mode == "Enabled"
@@ -189,8 +192,8 @@ def test_nvml_failure_falls_back_to_nvidia_smi(
     assert gpu.memory_used == 32362 * MIB
     assert gpu_probe().backend == "nvidia-smi"
     assert "nvmlShutdown" not in calls  # init failed: nothing to shut down
-    assert gpu_snapshot(backend="nvml") == []
-    assert gpu_probe(backend="nvml").reason == "NVML: FakeNvmlError: Driver Not Loaded"
+    assert gpu_snapshot(backends=["nvml"]) == []
+    assert gpu_probe(backends=["nvml"]).reason == "NVML: FakeNvmlError: Driver Not Loaded"
     fake_smi.serve("error__no-driver.txt", exit_status=9)
     reason = gpu_probe().reason
     assert reason.startswith("NVML: FakeNvmlError: Driver Not Loaded; ")
@@ -202,3 +205,204 @@ def test_parse_rejects_mismatched_rows() -> None:
         parse_nvidia_smi_csv("index, name\n0\n")
     with pytest.raises(ValueError, match="not an nvidia-smi CSV header"):
         parse_nvidia_smi_csv((FIXTURES / "error__no-driver.txt").read_text())
+
+
+# -- AMD through sysfs, Apple through ioreg, the backends ----------------------------------------
+
+AMD_SYSFS = Path(__file__).parent / "fixtures" / "amd-sysfs"
+AMD_PROC = Path(__file__).parent / "fixtures" / "amd-proc"
+IOREG = Path(__file__).parent / "fixtures" / "ioreg"
+
+
+@pytest.fixture
+def amd_tree(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(gpu, "SYSFS_PATH", str(AMD_SYSFS))
+    monkeypatch.setattr(gpu, "PROCFS_PATH", str(AMD_PROC))
+
+
+def test_amd_cards_from_sysfs(amd_tree: None) -> None:
+    first, second = gpu_snapshot(backends=["amd"])
+    assert (first.vendor, first.backend, first.index, first.uuid) == (
+        "amd",
+        "amd",
+        0,
+        "0000:08:00.0",
+    )
+    assert first.name == "AMD GPU [1002:744c]"  # no product_name file: the PCI ids
+    assert (first.utilization, first.memory_used, first.memory_total) == (
+        0.0,
+        27856896,
+        21458059264,
+    )
+    assert (first.temperature, first.power_draw, first.mig_mode) == (None, None, None)
+    (process,) = first.processes  # one client, through two descriptors: counted once
+    assert (process.pid, process.used_memory) == (2217, (2068 + 8192) * 1024)
+    assert (second.utilization, second.memory_used) == (None, 6812925952)  # EOPNOTSUPP: None
+    assert second.processes == ()
+    probe = gpu_probe(backends=["amd"])
+    assert (probe.backend, probe.gpus, probe.reason) == ("amd", 2, "")
+
+
+def test_amd_hwmon_units(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Synthetic values, for the units the kernel documents: millidegrees, microwatts.
+    device = tmp_path / "class" / "drm" / "card0" / "device"
+    (device / "hwmon" / "hwmon3").mkdir(parents=True)
+    (device / "vendor").write_text("0x1002\n")
+    (device / "product_name").write_text("AMD Radeon RX 7900 XT\n")
+    (device / "hwmon" / "hwmon3" / "temp1_input").write_text("65500\n")
+    (device / "hwmon" / "hwmon3" / "power1_average").write_text("85000000\n")
+    monkeypatch.setattr(gpu, "SYSFS_PATH", str(tmp_path))
+    (card,) = gpu_snapshot(backends=["amd"], processes=False)
+    assert (card.name, card.temperature, card.power_draw) == ("AMD Radeon RX 7900 XT", 65.5, 85.0)
+    assert (card.memory_used, card.uuid) == (None, "card0")
+
+
+def test_amd_garbage_and_absence(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    device = tmp_path / "class" / "drm" / "card0" / "device"
+    device.mkdir(parents=True)
+    (device / "vendor").write_text("0x1002\n")
+    (device / "gpu_busy_percent").write_text("busy\n")
+    (device / "mem_info_vram_used").write_bytes(b"\xff\xfe")
+    monkeypatch.setattr(gpu, "SYSFS_PATH", str(tmp_path))
+    (card,) = gpu_snapshot(backends=["amd"])
+    assert (card.utilization, card.memory_used) == (None, None)
+    monkeypatch.setattr(gpu, "SYSFS_PATH", str(tmp_path / "nothing"))
+    probe = gpu_probe(backends=["amd"])
+    assert probe.snapshot == ()
+    assert probe.reason.startswith("AMD (sysfs): no DRM devices")
+
+
+def test_other_vendors_are_named_in_the_reason(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    intel = AMD_SYSFS / "class" / "drm" / "card2"
+    drm = tmp_path / "class" / "drm"
+    drm.mkdir(parents=True)
+    (drm / "card2").symlink_to(intel)
+    monkeypatch.setattr(gpu, "SYSFS_PATH", str(tmp_path))
+    assert gpu_probe(backends=["amd"]).reason == (
+        "AMD (sysfs): no AMD GPU among the DRM cards (found: card2 is intel (0x8086:0x46a6))"
+    )
+
+
+FAKE_IOREG = """#!/bin/sh
+if [ -n "$FAKE_IOREG_SLEEP" ]; then sleep "$FAKE_IOREG_SLEEP"; fi
+cat "$FAKE_IOREG_OUTPUT"
+"""
+
+
+@pytest.fixture
+def fake_ioreg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    script = tmp_path / "bin" / "ioreg"
+    script.parent.mkdir(exist_ok=True)
+    script.write_text(FAKE_IOREG)
+    script.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{script.parent}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("FAKE_IOREG_OUTPUT", str(IOREG / "m1-pro__exelban-stats-1094.txt"))
+    monkeypatch.delenv("FAKE_IOREG_SLEEP", raising=False)
+    return script
+
+
+def test_apple_silicon_through_ioreg(fake_ioreg: Path) -> None:
+    (m1,) = gpu_snapshot(backends=["apple"])
+    assert (m1.vendor, m1.backend, m1.name) == ("apple", "apple", "AGXAcceleratorG13X")
+    assert (m1.utilization, m1.memory_used, m1.memory_total) == (2.0, 340983808, None)
+    assert m1.unified_memory
+    assert (m1.temperature, m1.power_draw) == (None, None)
+
+
+def test_apple_clients_are_its_processes(
+    fake_ioreg: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The registry's shape for a client (`ioreg -r -d 2`): an AGXDeviceUserClient under
+    # the accelerator, with "IOUserClientCreator" = "pid N, name" (synthetic values).
+    capture = (IOREG / "m1-pro__exelban-stats-1094.txt").read_text()
+    client = (
+        "    +-o AGXDeviceUserClient  <class AGXDeviceUserClient, id 0x1000008a1>\n"
+        '        {\n          "IOUserClientCreator" = "pid 4242, python3.11"\n        }\n'
+    )
+    output = tmp_path / "with-client.txt"
+    output.write_text(capture + client)
+    monkeypatch.setenv("FAKE_IOREG_OUTPUT", str(output))
+    (m1,) = gpu_snapshot(backends=["apple"])
+    assert [(p.pid, p.name, p.used_memory) for p in m1.processes] == [(4242, "python3.11", None)]
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        ("garbage\n", "Apple (ioreg): ioreg: no accelerator with PerformanceStatistics"),
+        ('+-o AGXAcceleratorG13X  <class>\n    {\n      "model" = "x"\n', "no accelerator"),
+    ],
+)
+def test_apple_garbage_and_missing_keys(
+    fake_ioreg: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, content: str, reason: str
+) -> None:
+    output = tmp_path / "out.txt"
+    output.write_text(content)
+    monkeypatch.setenv("FAKE_IOREG_OUTPUT", str(output))
+    probe = gpu_probe(backends=["apple"])
+    assert probe.snapshot == ()
+    assert reason in probe.reason
+
+
+def test_apple_missing_statistics_are_none(
+    fake_ioreg: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    output = tmp_path / "out.txt"
+    output.write_text('+-o AGXAcceleratorG13G  <class>\n  "PerformanceStatistics" = {"x"=1}\n')
+    monkeypatch.setenv("FAKE_IOREG_OUTPUT", str(output))
+    (gpu_,) = gpu_snapshot(backends=["apple"])
+    assert (gpu_.utilization, gpu_.memory_used) == (None, None)
+
+
+@pytest.mark.parametrize("backend", ["apple", "nvidia-smi"])
+def test_a_hung_tool_is_killed_at_the_timeout(
+    backend: str, fake_ioreg: Path, fake_smi: FakeSmi, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FAKE_IOREG_SLEEP", "30")
+    fake_smi.serve("h200__590.48.01__load__query-gpu.csv")
+    fake_smi.hang(30)
+    start = time.monotonic()
+    probe = gpu_probe(timeout=0.5, backends=[backend])
+    assert time.monotonic() - start < 3
+    assert "timed out after 0.5 s and was killed" in probe.reason
+
+
+def test_a_hung_nvml_or_sysfs_read_is_given_up_on(
+    monkeypatch: pytest.MonkeyPatch, fake_pynvml: FakePynvml
+) -> None:
+    module, _ = fake_pynvml()
+
+    def hang() -> int:
+        time.sleep(5)
+        return 1
+
+    monkeypatch.setattr(module, "nvmlDeviceGetCount", hang)
+    monkeypatch.setitem(sys.modules, "pynvml", module)
+    start = time.monotonic()
+    probe = gpu_probe(timeout=0.3, backends=["nvml"])
+    assert time.monotonic() - start < 2
+    assert probe.reason == "NVML: NVML did not answer within 0.3 s"
+
+
+def test_backends_are_checked(fake_smi: FakeSmi) -> None:
+    with pytest.raises(ValueError, match="unknown backend 'cuda': the backends are nvml"):
+        gpu_snapshot(backends=["cuda"])
+    with pytest.raises(TypeError, match="backends must be a sequence"):
+        gpu_snapshot(backends="amd")
+    with pytest.raises(TypeError, match="timeout must be a number"):
+        gpu_snapshot(timeout="5")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="timeout must be a positive number"):
+        gpu_snapshot(timeout=0)
+
+
+def test_every_vendor_has_the_same_fields(
+    fake_ioreg: Path, amd_tree: None, fake_smi: FakeSmi
+) -> None:
+    fake_smi.serve(
+        "h200__590.48.01__load__query-gpu.csv", "h200__590.48.01__load__query-compute-apps.csv"
+    )
+    everyone = gpu_snapshot(backends=["nvidia-smi", "amd", "apple"])
+    assert [g.vendor for g in everyone] == ["nvidia", "amd", "amd", "apple"]
+    assert len({tuple(sorted(dataclasses.asdict(g))) for g in everyone}) == 1

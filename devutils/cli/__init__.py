@@ -3,6 +3,11 @@
 Every subcommand reports a usage error as one line on stderr and exits with status 2;
 ``main`` returns the exit status instead of calling `sys.exit`. Only the subcommand asked
 for is imported (and with it only the library module it needs), for a fast start.
+Options and operands mix, as with GNU tools (`argparse`'s intermixed parsing).
+
+Exit statuses: 0 done (also when the reader of stdout went away: ``| head``), 1 a
+failure (a file refused, output that cannot be written), 2 a usage error, 128 + N after
+signal N (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP).
 """
 
 from __future__ import annotations
@@ -10,10 +15,10 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from devutils import __version__
-from devutils.cli.common import CliError, Handler, Parser
+from devutils.cli.common import CliError, Handler, Parser, Terminated
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing slows every start
 if TYPE_CHECKING:
@@ -61,6 +66,13 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     With a known *command*, only the module that implements it is imported and
     registered (a faster start); with ``--version``, none; otherwise every subcommand is.
     """
+    return _parsers(command)[0]
+
+
+def _parsers(
+    command: str | None,
+) -> tuple[argparse.ArgumentParser, Mapping[str, argparse.ArgumentParser]]:
+    """The ``devutils`` parser and its subcommands' parsers by name (see `build_parser`)."""
     parser = Parser(
         prog="devutils",
         description=(
@@ -75,7 +87,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     if command != "--version":  # answered before any subcommand is looked at
         for module in _subcommands(command):
             module.register(subparsers)
-    return parser
+    return parser, subparsers.choices
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -96,14 +108,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         status = _run(arguments, command)
         sys.stdout.flush()  # here, where a failed write is still ours to report
     except KeyboardInterrupt:
-        return 130
+        return 128 + 2  # SIGINT
+    except Terminated as exc:
+        return 128 + exc.signum
     except BrokenPipeError:
         # The reader went away (`devutils ... | head`): not an error of ours.
         _silence_stdout()
         return 0
     except OSError as exc:  # a full disk, a closed stdout: one line, status 1
         prog = f"devutils {command}" if command in COMMANDS else "devutils"
-        where = f"{exc.filename}: " if exc.filename is not None else ""
+        # Every subcommand reports a file it cannot read or write itself, with its name:
+        # what comes here without one is stdout (a print, a flush).
+        where = f"{exc.filename if exc.filename is not None else 'stdout'}: "
         print(f"{prog}: error: {where}{exc.strerror or exc}", file=sys.stderr)
         _silence_stdout()  # what is still buffered would fail again at exit
         return 1
@@ -115,9 +131,13 @@ def _run(arguments: list[str], command: str | None) -> int:
         from devutils.cli.replace import prepare_argv
 
         arguments = prepare_argv(arguments)
-    parser = build_parser(command)
+    parser, subcommands = _parsers(command)
     try:
-        args = parser.parse_args(arguments)
+        if command in COMMANDS:  # the subcommand's own parser: errors name it
+            args = subcommands[command].parse_intermixed_args(arguments[1:])
+            args.command = command
+        else:  # --help, --version, a misspelt command
+            args = parser.parse_args(arguments)
     except SystemExit as exc:  # --help, --version and usage errors
         return exc.code if isinstance(exc.code, int) else 2
     handler: Handler = args.handler

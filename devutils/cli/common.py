@@ -8,15 +8,32 @@ them: so no two modules import each other.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing slows every start
 if TYPE_CHECKING:
     from typing import Any, NoReturn
 
-__all__ = ["MAX_INT", "CliError", "Handler", "Parser", "positive_float", "positive_int"]
+    from _typeshed import SupportsWrite
+
+__all__ = [
+    "MAX_INT",
+    "SECONDS_MAX",
+    "CliError",
+    "Handler",
+    "Parser",
+    "StdoutError",
+    "Terminated",
+    "catch_signals",
+    "hold_signals",
+    "positive_float",
+    "positive_int",
+    "positive_seconds",
+    "write_stdout",
+]
 
 Handler = Callable[[argparse.Namespace], int]
 """What a subcommand runs: its parsed arguments in, its exit status out."""
@@ -74,6 +91,11 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message}\n")
 
+    def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
+        # argparse's own swallows a failed write: --help onto a full disk would exit 0
+        if message:
+            (file or sys.stderr).write(message)
+
 
 MAX_INT = 2**63 - 1
 """The largest integer a flag takes: int64's (every size the tools pass on fits one)."""
@@ -101,3 +123,77 @@ def positive_float(text: str) -> float:
         msg = f"must be a positive number of seconds, got {text!r}"
         raise argparse.ArgumentTypeError(msg)
     return value
+
+
+def positive_seconds(text: str) -> float:
+    """An argparse type: a number of seconds > 0 and at most a day (a delay, a timeout)."""
+    value = positive_float(text)
+    if value > SECONDS_MAX:
+        msg = f"must be at most {SECONDS_MAX} seconds (a day), got {text!r}"
+        raise argparse.ArgumentTypeError(msg)
+    return value
+
+
+SECONDS_MAX = 86400
+
+
+class Terminated(BaseException):
+    # named like KeyboardInterrupt, its sibling
+    """SIGTERM or SIGHUP arrived: unwind as Ctrl-C does, so that cleanups run."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _terminate(signum: int, _frame: object) -> None:
+    raise Terminated(signum)
+
+
+def catch_signals() -> None:
+    """Turn SIGTERM and SIGHUP into `Terminated` (Ctrl-C is KeyboardInterrupt already)."""
+    import signal
+
+    for name in ("SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), _terminate)
+
+
+@contextlib.contextmanager
+def hold_signals() -> Iterator[None]:
+    """Hold SIGINT, SIGTERM and SIGHUP back for the block (a cleanup that must finish);
+    one that arrived meanwhile is delivered at its end."""
+    import signal
+
+    held = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+    if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover - Windows
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+class StdoutError(OSError):
+    """Writing to stdout failed (a full disk, a closed descriptor): named as ``stdout``."""
+
+
+def write_stdout(data: bytes) -> None:
+    """Write *data* to stdout whole (a short write continues), or raise `StdoutError` (or
+    BrokenPipeError, for a reader that went away)."""
+    sys.stdout.flush()
+    out = sys.stdout.buffer
+    view = memoryview(data)
+    try:
+        while view:
+            written = out.write(view)
+            if not written:
+                raise OSError(28, os.strerror(28))  # ENOSPC: no byte went out
+            view = view[written:]
+        out.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        raise StdoutError(exc.errno, exc.strerror or str(exc), "stdout") from exc

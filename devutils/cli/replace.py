@@ -13,16 +13,32 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from devutils.cli.common import CliError, positive_int
+from devutils.cli.common import (
+    CliError,
+    StdoutError,
+    Terminated,
+    catch_signals,
+    hold_signals,
+    positive_int,
+    write_stdout,
+)
 from devutils.text import Replacer
-from devutils.textfiles import AtomicRewrite, FileRefusedError, fsync_directory, transcode
+from devutils.textfiles import (
+    AtomicRewrite,
+    FileChangedError,
+    FileRefusedError,
+    fsync_directory,
+    transcode,
+)
 
 DEFAULT_CHUNK = 1 << 20  # bytes read at a time
+MAX_JOBS = 256
+"""The most files processed at once (``--jobs``); never more workers than files."""
 
 
 def register(subparsers: Any) -> None:
@@ -44,13 +60,18 @@ def register(subparsers: Any) -> None:
         action="append",
         default=[],
         metavar=("FROM", "TO"),
-        help="replace FROM with TO (repeatable)",
+        help="replace FROM with TO (repeatable; the two words are taken as they are, so "
+        "they may start with -)",
     )
+    # prepare_argv turns each "--pair FROM TO" into these two, which take any word
+    parser.add_argument("--pair-from", action="append", default=[], help=argparse.SUPPRESS)
+    parser.add_argument("--pair-to", action="append", default=[], help=argparse.SUPPRESS)
     parser.add_argument(
         "--map",
         dest="map_file",
         metavar="FILE",
-        help="a JSON object or a two-column TSV file (FROM<TAB>TO per line) of replacements",
+        help="a JSON object or a two-column TSV file (FROM<TAB>TO per line) of "
+        "replacements; - reads it from stdin",
     )
     parser.add_argument("--ignore-case", action="store_true", help="full Unicode case folding")
     parser.add_argument(
@@ -70,7 +91,10 @@ def register(subparsers: Any) -> None:
         help="rewrite each FILE atomically; --in-place=SUFFIX keeps a backup FILE+SUFFIX",
     )
     parser.add_argument(
-        "-n", "--dry-run", action="store_true", help="change nothing; print each file's count"
+        "-n",
+        "--dry-run",
+        action="store_true",
+        help="change nothing; print each file's count (with --in-place: of what it would rewrite)",
     )
     parser.add_argument(
         "--diff", action="store_true", help="change nothing; print a unified diff instead"
@@ -79,7 +103,12 @@ def register(subparsers: Any) -> None:
         "--count", action="store_true", help="print each file's count on stderr afterwards"
     )
     parser.add_argument(
-        "-j", "--jobs", type=positive_int, default=1, metavar="N", help="files processed at once"
+        "-j",
+        "--jobs",
+        type=_jobs,
+        default=1,
+        metavar="N",
+        help=f"files processed at once, 1 to {MAX_JOBS} (never more than there are files)",
     )
     parser.add_argument(
         "-r", "--recursive", action="store_true", help="walk directories given as FILE"
@@ -100,20 +129,42 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(handler=run)
 
 
+def _jobs(text: str) -> int:
+    """An argparse type: 1 to `MAX_JOBS` worker processes."""
+    jobs = positive_int(text)
+    if jobs > MAX_JOBS:
+        msg = f"must be at most {MAX_JOBS}, got {text!r}"
+        raise argparse.ArgumentTypeError(msg)
+    return jobs
+
+
 def prepare_argv(argv: list[str]) -> list[str]:
-    """Let a bare ``--in-place`` take no value, so ``--in-place FILE`` keeps FILE a file."""
+    """Read ``devutils replace``'s arguments as sed readers expect them.
+
+    A bare ``--in-place`` takes no value, so ``--in-place FILE`` keeps FILE a file; and
+    ``--pair FROM TO`` takes the next two words whatever they are (``--pair -v
+    --verbose``), given to argparse as ``--pair-from=FROM --pair-to=TO``. Past ``--``
+    every word is a file.
+    """
     out: list[str] = []
-    for index, arg in enumerate(argv):
+    index = 0
+    while index < len(argv):
+        arg = argv[index]
         if arg == "--":
             return out + argv[index:]
+        if arg == "--pair" and index + 2 < len(argv):
+            out += [f"--pair-from={argv[index + 1]}", f"--pair-to={argv[index + 2]}"]
+            index += 3
+            continue
         out.append("--in-place=" if arg == "--in-place" else arg)
+        index += 1
     return out
 
 
 def load_map(path: str) -> dict[str, str]:
-    """Read a JSON object or two-column TSV file of replacements."""
+    """Read a JSON object or two-column TSV file of replacements (``-``: stdin)."""
     try:
-        raw = Path(path).read_bytes()
+        raw = sys.stdin.buffer.read() if path == STDIN else Path(path).read_bytes()
     except OSError as exc:
         msg = f"cannot read --map {path!r}: {exc.strerror or exc}"
         raise CliError(msg) from exc
@@ -150,7 +201,7 @@ def _load_tsv(path: str, text: str) -> dict[str, str]:
         if not line:
             continue
         fields = line.split("\t")
-        if len(fields) != 2:
+        if len(fields) != 2:  # noqa: PLR2004 - FROM and TO
             msg = (
                 f"--map {path!r} line {number}: expected 2 tab-separated columns, "
                 f"got {len(fields)}: {line[:60]!r}"
@@ -175,7 +226,7 @@ def build_replacer(args: argparse.Namespace) -> Replacer:
         for key, value in load_map(args.map_file).items():
             mapping[key] = value
             sources[key] = f"--map {args.map_file}"
-    for key, value in args.pair:
+    for key, value in zip(args.pair_from, args.pair_to, strict=True):
         if key in mapping and mapping[key] != value:
             msg = (
                 f"key {key!r} given twice with different values: {mapping[key]!r} "
@@ -225,95 +276,180 @@ class Options:
     suffix: str | None
     encoding: str
     chunk_size: int
+    spool: str | None = None  # the folder for parallel runs' stdout output
+
+
+class _Stopped(Exception):
+    """The run was interrupted: a file not started is left alone, one begun is unwound."""
 
 
 def run(args: argparse.Namespace) -> int:
     return run_files(build_replacer(args), args)
 
 
-def run_files(replacer: Replacer, args: argparse.Namespace) -> int:
+def _options(args: argparse.Namespace) -> Options:
+    """The run's mode and settings; usage errors for combinations that make no sense."""
     try:
         codecs.lookup(args.encoding)
     except LookupError as exc:
         msg = f"unknown encoding {args.encoding!r}"
         raise CliError(msg) from exc
-    mode = "stdout"
-    if args.diff:
-        mode = "diff"
-    elif args.dry_run:
-        mode = "dry-run"
-    elif args.in_place is not None:
+    mode = "diff" if args.diff else "dry-run" if args.dry_run else "stdout"
+    if args.in_place is not None and mode == "stdout":
         mode = "in-place"
-    if args.in_place is not None and (args.diff or args.dry_run):
-        msg = "--in-place cannot be combined with --dry-run or --diff"
-        raise CliError(msg)
     if args.hidden and not args.recursive:
         msg = "--hidden needs --recursive"
         raise CliError(msg)
     names = args.files or [STDIN]
-    if mode == "in-place" and STDIN in names:
+    if args.in_place is not None and STDIN in names:
         msg = "--in-place needs files: stdin cannot be rewritten in place"
         raise CliError(msg)
-    if names.count(STDIN) > 1:
-        msg = "stdin (-) can be read only once"
+    if names.count(STDIN) + (args.map_file == STDIN) > 1:
+        msg = "stdin (-) can be read only once: as --map - or as the input, not both"
         raise CliError(msg)
-    options = Options(mode, args.in_place or None, args.encoding, args.chunk_size)
+    return Options(mode, args.in_place or None, args.encoding, args.chunk_size)
+
+
+def run_files(replacer: Replacer, args: argparse.Namespace) -> int:
+    """Replace in every file (or stdin); 0 if all went well, 1 if a file failed, and
+    128 + the signal's number when interrupted, after one line saying how far it got."""
+    options = _options(args)
+    names = args.files or [STDIN]
     tasks = list(_expand(names, recursive=args.recursive, hidden=args.hidden))
-    if mode == "in-place":
+    if options.mode in ("in-place", "dry-run"):
         # A file named twice (or through a symlink too) is rewritten once, not twice:
         # a swap applied twice would silently undo itself.
-        seen: set[str] = set()
-        unique = []
+        first: dict[str, Task] = {}
         for task in tasks:
-            real = os.path.realpath(task.path)
-            if real not in seen:
-                seen.add(real)
-                unique.append(task)
-        tasks = unique
+            first.setdefault(task.path if task.path == STDIN else os.path.realpath(task.path), task)
+        tasks = list(first.values())
+    catch_signals()
     progress = _Progress.create(args.progress, tasks)
-
-    outcomes: Iterator[Outcome]
-    if args.jobs > 1 and len(tasks) > 1 and STDIN not in names:
-        pool = ProcessPoolExecutor(
-            max_workers=args.jobs, initializer=_init_worker, initargs=(replacer, options)
-        )
-        outcomes = pool.map(_work, tasks, chunksize=max(1, min(64, len(tasks) // (4 * args.jobs))))
-    else:
-        pool = None
-        _init_worker(replacer, options)
-        outcomes = (_process(task, options, progress) for task in tasks)
-
-    failed = False
-    counts: list[tuple[str, int]] = []
+    workers = 1 if STDIN in names else min(args.jobs, len(tasks))
+    runner = _Runner(replacer, options, workers, progress)
     try:
-        for task, outcome in zip(tasks, outcomes, strict=True):
-            if progress is not None:
-                progress.file_done(task)
-            if outcome.skipped:
-                continue
-            if outcome.error is not None:
-                failed = True
-                _message(outcome.error)
-                continue
-            counts.append((_shown(outcome.path), outcome.count))
-            if outcome.output is not None:
-                _emit_file(outcome.output)
-            if mode == "dry-run":
-                _write_stdout(f"{_shown(outcome.path)}: {outcome.count}\n")
-            elif mode == "diff" and outcome.diff:
-                _write_stdout(outcome.diff)
-    finally:
-        if progress is not None:
-            progress.close()
-        if pool is not None:
-            pool.shutdown(cancel_futures=True)
-    if mode == "in-place":
+        with runner:
+            failed, counts = _report(runner.outcomes(tasks), options, tasks, progress)
+    except (KeyboardInterrupt, Terminated) as exc:
+        signum = exc.signum if isinstance(exc, Terminated) else 2
+        where = "; the others are unchanged" if options.mode == "in-place" else ""
+        print(
+            f"devutils replace: interrupted: {runner.done} of {len(tasks)} files done{where}",
+            file=sys.stderr,
+        )
+        return 128 + signum
+    if options.mode == "in-place":
         for directory in sorted({os.path.dirname(os.path.realpath(t.path)) for t in tasks}):
             fsync_directory(directory)
-    if args.count and mode in ("stdout", "in-place"):
+    if args.count and options.mode in ("stdout", "in-place"):
         for name, count in counts:
             print(f"{name}: {count}", file=sys.stderr)
     return 1 if failed else 0
+
+
+def _report(
+    outcomes: Iterator[Outcome], options: Options, tasks: list[Task], progress: _Progress | None
+) -> tuple[bool, list[tuple[str, int]]]:
+    """Report each outcome, in order: the output, the count or the error."""
+    failed = False
+    counts: list[tuple[str, int]] = []
+    for task, outcome in zip(tasks, outcomes, strict=True):
+        if progress is not None:
+            progress.file_done(task)
+        if outcome.error is not None:
+            failed = True
+            _message(outcome.error)
+        elif not outcome.skipped:
+            counts.append((_shown(outcome.path), outcome.count))
+            if outcome.output is not None:
+                _emit_file(outcome.output)
+            if options.mode == "dry-run":
+                write_stdout(f"{_shown(outcome.path)}: {outcome.count}\n".encode())
+            elif options.mode == "diff" and outcome.diff:
+                write_stdout(outcome.diff.encode(options.encoding, "surrogateescape"))
+    return failed, counts
+
+
+class _Runner:
+    """Run tasks here, or in worker processes that stop at once when asked; ``done``
+    counts the files finished.
+
+    The workers ignore Ctrl-C (the whole process group gets it): this process catches
+    it, sets the stop event and waits; a worker checks the event before each file and
+    between chunks, so a file not started is never touched and one begun is unwound
+    (its temporary file removed). A worker that gets SIGTERM itself unwinds its file and
+    says so, and this process stops too. Their stdout output goes through files in a
+    folder of this process's (``devutils-replace-XXXXXXXX`` in the temporary directory),
+    removed whatever happens; only SIGKILL can leave it behind.
+    """
+
+    def __init__(
+        self, replacer: Replacer, options: Options, workers: int, progress: _Progress | None
+    ) -> None:
+        self.replacer = replacer
+        self.options = options
+        self.workers = workers
+        self.progress = progress
+        self.pool: ProcessPoolExecutor | None = None
+        self.stop: Any = None
+        self.futures: list[Future[tuple[list[Outcome], int]]] = []
+        self._done_here = 0
+
+    def __enter__(self) -> _Runner:
+        if self.workers <= 1:
+            _init_worker(self.replacer, self.options, None)
+            return self
+        import multiprocessing
+
+        spool = tempfile.mkdtemp(prefix="devutils-replace-")
+        self.options = Options(**{**self.options.__dict__, "spool": spool})
+        self.stop = multiprocessing.get_context().Event()
+        self.pool = ProcessPoolExecutor(
+            max_workers=self.workers,
+            initializer=_init_worker,
+            initargs=(self.replacer, self.options, self.stop),
+        )
+        return self
+
+    @property
+    def done(self) -> int:
+        """Files finished (rewritten, or with nothing to change, or written out)."""
+        finished = [
+            f.result()[0]
+            for f in self.futures
+            if f.done() and not f.cancelled() and f.exception() is None
+        ]
+        return self._done_here + sum(_succeeded(outcome) for part in finished for outcome in part)
+
+    def outcomes(self, tasks: list[Task]) -> Iterator[Outcome]:
+        if self.pool is None:
+            for task in tasks:
+                outcome = _process(task, self.options, self.progress)
+                self._done_here += _succeeded(outcome)
+                yield outcome
+            return
+        size = max(1, min(64, len(tasks) // (4 * self.workers)))
+        chunks = [tasks[i : i + size] for i in range(0, len(tasks), size)]
+        self.futures = [self.pool.submit(_work, chunk) for chunk in chunks]
+        for future in self.futures:
+            outcomes, signum = future.result()
+            if signum:  # a worker was sent a signal of its own: stop everything
+                raise Terminated(signum)
+            yield from outcomes
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self.pool is not None:
+            with hold_signals():  # a second Ctrl-C waits for the workers to unwind
+                self.stop.set()
+                self.pool.shutdown(wait=True, cancel_futures=True)
+                assert self.options.spool is not None
+                shutil.rmtree(self.options.spool, ignore_errors=True)
+        if self.progress is not None:
+            self.progress.close()
+
+
+def _succeeded(outcome: Outcome) -> bool:
+    return outcome.error is None and not outcome.skipped
 
 
 def _shown(path: str) -> str:
@@ -325,19 +461,11 @@ def _message(text: str) -> None:
     print(f"devutils replace: {text}", file=sys.stderr, flush=True)
 
 
-def _write_stdout(text: str) -> None:
-    sys.stdout.write(text)
-    sys.stdout.flush()
-
-
 def _emit_file(path: str) -> None:
-    sys.stdout.flush()
-    try:
-        with open(path, "rb") as handle:
-            shutil.copyfileobj(handle, sys.stdout.buffer, 1 << 20)
-        sys.stdout.buffer.flush()
-    finally:
-        os.unlink(path)
+    with open(path, "rb") as handle:
+        while data := handle.read(1 << 20):
+            write_stdout(data)
+    os.unlink(path)
 
 
 def _expand(names: list[str], *, recursive: bool, hidden: bool) -> Iterator[Task]:
@@ -373,96 +501,179 @@ def _size(path: str) -> int:
 
 # -- the work itself (also run in worker processes) ---------------------------------------
 
-_worker: tuple[Replacer, Options] | None = None
+_worker: tuple[Replacer, Options, Any] | None = None
 
 
-def _init_worker(replacer: Replacer, options: Options) -> None:
+def _init_worker(replacer: Replacer, options: Options, stop: Any) -> None:
     global _worker  # noqa: PLW0603 - per-process state for the pool
-    _worker = (replacer, options)
+    _worker = (replacer, options, stop)
+    if stop is not None:  # a worker process: Ctrl-C is the parent's to handle
+        import signal
+
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        catch_signals()  # SIGTERM to the whole group: unwind the file begun
 
 
-def _work(task: Task) -> Outcome:
+def _work(tasks: list[Task]) -> tuple[list[Outcome], int]:
+    """In a worker: the outcomes of *tasks* (those not started when the run stops are
+    skipped), and the signal sent to this worker, if one cut them short (else 0)."""
     assert _worker is not None
-    return _process(task, _worker[1], None, parallel=True)
+    _, options, stop = _worker
+    outcomes: list[Outcome] = []
+    try:
+        for task in tasks:
+            skip = stop.is_set()
+            outcomes.append(
+                Outcome(task.path, skipped=True)
+                if skip
+                else _process(task, options, None, parallel=True)
+            )
+    except Terminated as exc:
+        return outcomes, exc.signum
+    return outcomes, 0
 
 
 def _process(
     task: Task, options: Options, progress: _Progress | None, *, parallel: bool = False
 ) -> Outcome:
     assert _worker is not None
-    replacer = _worker[0]
-    advance = progress.advance if progress is not None else None
+    replacer, _, stop = _worker
+    source = _Reader(progress.advance if progress is not None else None, stop)
     try:
-        if task.path == STDIN:
-            return _stdin(replacer, options)
-        if options.mode == "dry-run":
-            with open(task.path, "rb") as source:
-                if not stat.S_ISREG(os.fstat(source.fileno()).st_mode):
-                    raise FileRefusedError(task.path, "is not a regular file")
-                count = transcode(
-                    replacer,
-                    _Counted(source, advance),
-                    None,
-                    name=task.path,
-                    encoding=options.encoding,
-                    chunk_size=options.chunk_size,
-                ).count
-            return Outcome(task.path, count)
-        if options.mode == "in-place":
-            return Outcome(task.path, _rewrite(replacer, task.path, options, advance))
-        if options.mode == "diff":
-            return _diff(replacer, task.path, options)
-        return _to_stdout(replacer, task.path, options, parallel=parallel, progress=progress)
+        return _do(replacer, task.path, options, source, parallel=parallel)
+    except _Stopped:
+        return Outcome(task.path, skipped=True)
     except FileRefusedError as exc:
         if not task.explicit and exc.reason.startswith(_BINARY):
             return Outcome(task.path, skipped=True)
         left = "; left unchanged" if options.mode == "in-place" else ""
         return Outcome(task.path, error=f"{exc}{left}")
+    except FileChangedError as exc:
+        return Outcome(task.path, error=str(exc))
+    except (StdoutError, BrokenPipeError):  # ours to write, not the file's to read
+        raise
     except OSError as exc:
-        return Outcome(task.path, error=f"{task.path}: {exc.strerror or exc}")
+        where = exc.filename if exc.filename is not None else task.path
+        return Outcome(task.path, error=f"{where}: {exc.strerror or exc}")
 
 
-def _stdin(replacer: Replacer, options: Options) -> Outcome:
-    sink = None if options.mode in ("dry-run", "diff") else sys.stdout.buffer
+def _do(
+    replacer: Replacer, path: str, options: Options, source: _Reader, *, parallel: bool
+) -> Outcome:
+    """One file (or stdin) in the run's mode."""
+    if path == STDIN:
+        return _stdin(replacer, options, source)
+    if options.mode == "dry-run":
+        return Outcome(path, _count(replacer, path, options, source))
+    if options.mode == "in-place":
+        return Outcome(path, _rewrite(replacer, path, options, source))
+    if options.mode == "diff":
+        return _diff(replacer, path, options)
+    return _to_stdout(replacer, path, options, source, parallel=parallel)
+
+
+class _Reader:
+    """A binary reader over a file that reports progress and stops when asked."""
+
+    def __init__(self, advance: Callable[[int], None] | None, stop: Any) -> None:
+        self._advance = advance
+        self._stop = stop
+        self.source: IO[bytes] | None = None
+
+    def over(self, source: IO[bytes]) -> _Reader:
+        self.source = source
+        return self
+
+    def read(self, size: int = -1, /) -> bytes:
+        if self._stop is not None and self._stop.is_set():
+            raise _Stopped
+        assert self.source is not None
+        data = self.source.read(size)
+        if self._advance is not None and data:
+            self._advance(len(data))
+        return data
+
+
+def _count(replacer: Replacer, path: str, options: Options, source: _Reader) -> int:
+    """What rewriting *path* would count, changing nothing."""
+    with open(path, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            raise FileRefusedError(path, "is not a regular file")
+        return transcode(
+            replacer,
+            source.over(handle),
+            None,
+            name=path,
+            encoding=options.encoding,
+            chunk_size=options.chunk_size,
+        ).count
+
+
+def _rewrite(replacer: Replacer, path: str, options: Options, source: _Reader) -> int:
+    """Rewrite *path* atomically (its directory is fsynced once, by `run_files`)."""
+    with AtomicRewrite(path, backup_suffix=options.suffix, sync_directory=False) as rewrite:
+        state = transcode(
+            replacer,
+            source.over(rewrite.source),
+            rewrite.target,
+            name=path,
+            encoding=options.encoding,
+            chunk_size=options.chunk_size,
+        )
+        if state.changed:
+            rewrite.commit()
+    return state.count
+
+
+def _stdin(replacer: Replacer, options: Options, source: _Reader) -> Outcome:
     if options.mode == "diff":
         data = sys.stdin.buffer.read()
         return Outcome(STDIN, diff=_unified(replacer, data, "<stdin>", options))
-    sys.stdout.flush()
-    try:
+    if options.mode == "dry-run":
         state = transcode(
             replacer,
-            sys.stdin.buffer,
-            sink,
+            source.over(sys.stdin.buffer),
+            None,
             name="<stdin>",
             encoding=options.encoding,
             chunk_size=options.chunk_size,
         )
-    finally:
-        if sink is not None:
-            sink.flush()
+        return Outcome(STDIN, state.count)
+    state = transcode(
+        replacer,
+        source.over(sys.stdin.buffer),
+        _StdoutSink(),
+        name="<stdin>",
+        encoding=options.encoding,
+        chunk_size=options.chunk_size,
+    )
     return Outcome(STDIN, state.count)
 
 
+class _StdoutSink:
+    """What `transcode` writes to, for stdout: every write whole, or `StdoutError`."""
+
+    def write(self, data: bytes | memoryview, /) -> int:
+        write_stdout(bytes(data))
+        return len(data)
+
+
 def _to_stdout(
-    replacer: Replacer,
-    path: str,
-    options: Options,
-    *,
-    parallel: bool,
-    progress: _Progress | None,
+    replacer: Replacer, path: str, options: Options, source: _Reader, *, parallel: bool
 ) -> Outcome:
     """Transcode into a temporary file first, so a refused file writes nothing to stdout."""
     target: IO[bytes]
+    name = ""
     if parallel:
-        descriptor, name = tempfile.mkstemp(prefix="devutils-replace-")
+        descriptor, name = tempfile.mkstemp(dir=options.spool, prefix="output-")
         target = os.fdopen(descriptor, "wb")
     else:
         target = tempfile.SpooledTemporaryFile(max_size=16 << 20)  # noqa: SIM115 - closed below
     try:
-        with open(path, "rb") as source:
+        with open(path, "rb") as handle:
             state = transcode(
                 replacer,
-                _Counted(source, progress.advance if progress is not None else None),
+                source.over(handle),
                 target,
                 name=path,
                 encoding=options.encoding,
@@ -472,9 +683,8 @@ def _to_stdout(
             target.close()
             return Outcome(path, state.count, output=name)
         target.seek(0)
-        sys.stdout.flush()
-        shutil.copyfileobj(target, sys.stdout.buffer, 1 << 20)
-        sys.stdout.buffer.flush()
+        while data := target.read(1 << 20):
+            write_stdout(data)
         return Outcome(path, state.count)
     except BaseException:
         if parallel:
@@ -483,39 +693,6 @@ def _to_stdout(
         raise
     finally:
         target.close()
-
-
-class _Counted:
-    """A binary reader that reports how many bytes each read returned (for progress)."""
-
-    def __init__(self, source: IO[bytes], advance: Callable[[int], None] | None) -> None:
-        self._source = source
-        self._advance = advance
-
-    def read(self, size: int = -1, /) -> bytes:
-        data = self._source.read(size)
-        if self._advance is not None and data:
-            self._advance(len(data))
-        return data
-
-
-def _rewrite(
-    replacer: Replacer, path: str, options: Options, advance: Callable[[int], None] | None
-) -> int:
-    """Rewrite *path* atomically (its directory is fsynced once, by `run_files`)."""
-    codecs.lookup(options.encoding)
-    with AtomicRewrite(path, backup_suffix=options.suffix, sync_directory=False) as rewrite:
-        state = transcode(
-            replacer,
-            _Counted(rewrite.source, advance),
-            rewrite.target,
-            name=path,
-            encoding=options.encoding,
-            chunk_size=options.chunk_size,
-        )
-        if state.changed:
-            rewrite.commit()
-    return state.count
 
 
 def _diff(replacer: Replacer, path: str, options: Options) -> Outcome:
@@ -547,6 +724,11 @@ def _unified(replacer: Replacer, data: bytes, name: str, options: Options) -> st
 class _Progress:
     """A one-line progress bar on stderr, redrawn at most ten times a second."""
 
+    REDRAW = 0.1
+    """Seconds between redraws, at least."""
+    LONG = 32 << 20
+    """Bytes of one file above which ``--progress auto`` shows a bar."""
+
     def __init__(self, files: int, total: int) -> None:
         self.files = files
         self.total = max(total, 1)
@@ -560,7 +742,7 @@ class _Progress:
         if setting == "never":
             return None
         total = sum(task.size for task in tasks)
-        long_work = len(tasks) > 1 or total > 32 << 20
+        long_work = len(tasks) > 1 or total > cls.LONG
         if setting == "auto" and not (sys.stderr.isatty() and long_work):
             return None
         return cls(len(tasks), total)
@@ -577,7 +759,7 @@ class _Progress:
 
     def _draw(self, *, force: bool = False) -> None:
         now = time.monotonic()
-        if not force and now - self.last < 0.1:
+        if not force and now - self.last < self.REDRAW:
             return
         self.last = now
         done = min(self.done_bytes + self.file_bytes, self.total)

@@ -14,7 +14,7 @@ import sys
 import time
 from collections.abc import Callable
 
-from devutils.cli.common import CliError, positive_float, positive_int
+from devutils.cli.common import CliError, positive_int, positive_seconds
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing slows every start
 if TYPE_CHECKING:
@@ -47,9 +47,16 @@ def register(subparsers: Any) -> None:
         ("-l", "--load", "load average"),
         ("-m", "--mem", "memory used/free/cached/available"),
         ("-t", "--time", "a time column"),
+        ("-T", "--epoch", "an epoch column (seconds since 1970, as dool's -T)"),
     ]
     for short, long, text in flags:
         parser.add_argument(short, long, action="store_true", help=text)
+    for flag, text in (("--bytes", "bytes, the default"), ("--nocolor", "no colour: never any")):
+        parser.add_argument(flag, action="store_true", help=f"accepted for dool users ({text})")
+    for flag, hint in _DOOL_ONLY.items():
+        parser.add_argument(
+            *flag.split(), nargs=0, action=_DoolOnly, hint=hint, help=argparse.SUPPRESS
+        )
     parser.add_argument("-a", "--all", action="store_true", help="same as -cdngy")
     parser.add_argument("--gpu", action="store_true", help="per-GPU utilization and memory")
     parser.add_argument(
@@ -68,15 +75,69 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="show network in bits per second in the table (CSV and JSON stay bytes/s)",
     )
-    parser.add_argument("--no-header", action="store_true", help="no header rows")
+    parser.add_argument(
+        "--no-header",
+        "--noheaders",
+        action="store_true",
+        help="no header rows (dool's --noheaders)",
+    )
     parser.add_argument(
         "--output",
         metavar="FILE",
+        type=_output_path,
         help="also write CSV (JSON Lines with --json) to FILE, appending",
     )
-    parser.add_argument("delay", nargs="?", type=positive_float, default=1.0, help="seconds")
+    parser.add_argument(
+        "--timeout",
+        type=positive_seconds,
+        default=5.0,
+        help="with --gpu: seconds nvidia-smi may take each sample (default 5)",
+    )
+    parser.add_argument(
+        "delay", nargs="?", type=positive_seconds, default=1.0, help="seconds (at most a day)"
+    )
     parser.add_argument("count", nargs="?", type=positive_int, help="number of rows")
     parser.set_defaults(handler=run_stat)
+
+
+_DOOL_ONLY = {
+    "-f --full": "name the devices instead: -D sda,sdb -N eth0,lo",
+    "--color": "devutils stat writes no colour, ever",
+    "--float": "--csv gives the raw numbers",
+    "--integer": "--csv gives the raw numbers",
+    "--noupdate": "devutils stat never redraws a row, so there is nothing to turn off",
+    "-s --swap": "-m shows memory; swap paging is -g",
+    "-p --proc": "see devutils stat --help for the groups there are",
+    "-r --io": "-d shows disk bytes per second",
+    "-i --int": "-y shows interrupts per second",
+    "--top-cpu": "use top or htop for processes",
+    "--top-mem": "use top or htop for processes",
+    "--top-io": "use iotop for processes",
+    "--fs": "see devutils stat --help for the groups there are",
+    "--socket": "see devutils stat --help for the groups there are",
+    "--tcp": "see devutils stat --help for the groups there are",
+    "--vm": "-m shows memory, -g swap paging",
+}
+"""dool's flags that devutils stat does not have, and what to use instead."""
+
+
+class _DoolOnly(argparse.Action):
+    """A dool flag devutils stat does not have: a usage error that says what to use."""
+
+    def __init__(self, *args: Any, hint: str, **kwargs: Any) -> None:
+        self.hint = hint
+        super().__init__(*args, **kwargs)
+
+    def __call__(self, parser: Any, namespace: Any, values: Any, option: str | None = None) -> None:
+        parser.error(f"argument {option}: a dool flag devutils stat does not have; {self.hint}")
+
+
+def _output_path(text: str) -> str:
+    """An argparse type: a file name, not empty."""
+    if not text:
+        msg = "must name a file, got ''"
+        raise argparse.ArgumentTypeError(msg)
+    return text
 
 
 # -- columns ------------------------------------------------------------------------------
@@ -90,7 +151,7 @@ class Column:
 
     __slots__ = ("get", "group", "kind", "name", "render", "scale", "separator", "title", "width")
 
-    def __init__(  # noqa: PLR0917 - a record
+    def __init__(  # noqa: PLR0913, PLR0917 - a record: every field given at the call
         self,
         group: str,
         title: str,
@@ -118,6 +179,10 @@ class Column:
         return value if value is None or self.scale == 1 else value * self.scale
 
 
+_ONE_DECIMAL = 9.95
+"""Scaled values below this keep one decimal (9.9k); from it on, none (10k)."""
+
+
 def _human(value: float, width: int, base: int) -> str:
     """*value* in at most *width* characters, with k, M, G, T or P of *base* as needed."""
     units = ("", "k", "M", "G", "T", "P")
@@ -126,13 +191,15 @@ def _human(value: float, width: int, base: int) -> str:
     while value >= limit and index < len(units) - 1:
         value /= base
         index += 1
-    if index and value < 9.95:
+    if index and value < _ONE_DECIMAL:
         return f"{value:.1f}{units[index]}"
     return f"{value:.0f}{units[index]}"
 
 
 def _load(value: float) -> str:
-    return f"{value:.2f}" if value < 10 else f"{value:.1f}" if value < 100 else f"{value:.0f}"
+    """A load average in four characters at most: 0.25, 12.5, 123."""
+    decimals = 2 if value < 10 else 1 if value < 100 else 0  # noqa: PLR2004 - digits that fit
+    return f"{value:.{decimals}f}"
 
 
 def _renderer(kind: str, width: int) -> Callable[[float | None], str]:
@@ -149,6 +216,8 @@ def _renderer(kind: str, width: int) -> Callable[[float | None], str]:
         )
     if kind == "load":
         return lambda value: blank if value is None else _load(value).rjust(width)
+    if kind == "epoch":
+        return lambda value: blank if value is None else f"{int(value)}".rjust(width)
     base = 1000 if kind == "count" else 1024
     return lambda value: blank if value is None else _human(value, width, base).rjust(width)
 
@@ -190,57 +259,67 @@ def _device_column(kind: str, device: str, index: int, scale: int) -> Column:
     return Column(group, group, name, 5, column_kind, get, scale=scale)
 
 
-def build_columns(
-    args: argparse.Namespace, gpus: list[GpuInfo], *, bits: bool | None = None
-) -> list[Column]:
-    """The columns *args* ask for; the network's in bits if *bits* (default ``args.bits``)."""
+_FIXED = {
+    "page": ("paging", "paging", 5, "bytes", (("in", "page_in"), ("out", "page_out"))),
+    "sys": ("system", "system", 5, "count", (("int", "interrupts"), ("csw", "ctx_switches"))),
+    "load": ("load", "load-avg", 4, "load", (("1m", "load1"), ("5m", "load5"), ("15m", "load15"))),
+    "mem": (
+        "mem",
+        "memory-usage",
+        5,
+        "bytes",
+        (
+            ("used", "mem_used"),
+            ("free", "mem_free"),
+            ("cach", "mem_cached"),
+            ("avai", "mem_available"),
+        ),
+    ),
+}
+"""The groups of plain fields: group, title, width, kind, and (column, field) pairs."""
+
+
+def _groups(args: argparse.Namespace) -> set[str]:
+    """The groups *args* ask for (dool's default -cdngy, and the load)."""
     chosen = {
         name for name in ("cpu", "disk", "net", "page", "sys", "load", "mem") if getattr(args, name)
     }
     if args.all:
         chosen |= {"cpu", "disk", "net", "page", "sys"}
-    if not chosen:
-        chosen = {"cpu", "disk", "net", "page", "sys", "load"}
+    return chosen or {"cpu", "disk", "net", "page", "sys", "load"}
+
+
+def _device_columns(args: argparse.Namespace, chosen: set[str], bits: bool) -> list[Column]:
+    """The disks' and the interfaces' columns (the totals, or those -D and -N name)."""
     columns: list[Column] = []
+    if "disk" in chosen:
+        for disk in _split(args.disks) or ["total"]:
+            columns.extend(_device_column("disk", disk, index, 1) for index in (0, 1))
+    if "net" in chosen:
+        for nic in _split(args.nics) or ["total"]:
+            columns.extend(_device_column("net", nic, index, 8 if bits else 1) for index in (0, 1))
+    return columns
+
+
+def build_columns(
+    args: argparse.Namespace, gpus: list[GpuInfo], *, bits: bool | None = None
+) -> list[Column]:
+    """The columns *args* ask for; the network's in bits if *bits* (default ``args.bits``)."""
+    chosen = _groups(args)
+    columns: list[Column] = []
+    if args.epoch:
+        columns.append(Column("epoch", "--epoch---", "epoch", 10, "epoch", field="time"))
     if args.time:
         columns.append(Column("time", "----system----", "time", 14, "time", field="time"))
     if "cpu" in chosen:
         for name in ("usr", "sys", "idl", "wai", "stl"):
             columns.append(Column("cpu", "--total-cpu-usage--", name, 3, "pct", field=name))
-    if "disk" in chosen:
-        for disk in _split(args.disks) or ["total"]:
-            columns.extend(_device_column("disk", disk, index, 1) for index in (0, 1))
-    if "net" in chosen:
-        scale = 8 if (args.bits if bits is None else bits) else 1
-        for nic in _split(args.nics) or ["total"]:
-            columns.extend(_device_column("net", nic, index, scale) for index in (0, 1))
-    fields = {
-        "page": ("paging", "paging", 5, "bytes", (("in", "page_in"), ("out", "page_out"))),
-        "sys": ("system", "system", 5, "count", (("int", "interrupts"), ("csw", "ctx_switches"))),
-        "load": (
-            "load",
-            "load-avg",
-            4,
-            "load",
-            (("1m", "load1"), ("5m", "load5"), ("15m", "load15")),
-        ),
-        "mem": (
-            "mem",
-            "memory-usage",
-            5,
-            "bytes",
-            (
-                ("used", "mem_used"),
-                ("free", "mem_free"),
-                ("cach", "mem_cached"),
-                ("avai", "mem_available"),
-            ),
-        ),
-    }
-    for option, (group, title, width, kind, names) in fields.items():
+    columns += _device_columns(args, chosen, args.bits if bits is None else bits)
+    for option, (group, title, width, kind, names) in _FIXED.items():
         if option in chosen:
-            for name, field in names:
-                columns.append(Column(group, title, name, width, kind, field=field))
+            columns.extend(
+                Column(group, title, name, width, kind, field=field) for name, field in names
+            )
     for gpu in gpus:
         group = f"gpu{gpu.index}"
         columns.append(Column(group, group, "util", 4, "pct", _gpu_value(gpu.index, "utilization")))
@@ -334,7 +413,11 @@ def _csv_cell(value: float | None) -> str:
 def csv_row(columns: list[Column], sample: Rates, gpus: list[GpuInfo]) -> str:
     """One CSV row: the epoch, then each column's number (the time column is the epoch)."""
     cells = [f"{sample['time']:.3f}"]
-    cells += [_csv_cell(column.value(sample, gpus)) for column in columns if column.kind != "time"]
+    cells += [
+        _csv_cell(column.value(sample, gpus))
+        for column in columns
+        if column.kind not in ("time", "epoch")
+    ]
     return ",".join(cells)
 
 
@@ -411,28 +494,22 @@ def _json_record(sample: Rates, gpus: list[GpuInfo], with_gpus: bool) -> str:
     return json.dumps(record)
 
 
-def _line_writer(stream: IO[str]) -> Callable[[str], None]:
-    """A function that writes a line to *stream* at once: on POSIX straight to its file
-    descriptor (rows are ASCII), which skips two layers of buffering per row."""
-    try:
-        descriptor = stream.fileno() if os.name == "posix" else -1
-    except (AttributeError, OSError, ValueError):  # io.UnsupportedOperation is both
-        descriptor = -1
-    if descriptor < 0:
+class _Lines:
+    """Where the lines go: written whole and flushed one by one; a failed write names
+    its destination (``stdout``, or the ``--output`` path)."""
 
-        def write_stream(line: str) -> None:
-            stream.write(line)
-            stream.flush()
+    def __init__(self, stream: IO[str], name: str) -> None:
+        self.stream = stream
+        self.name = name
 
-        return write_stream
-    stream.flush()
-
-    def write_descriptor(line: str) -> None:
-        data = line.encode()
-        while data:
-            data = data[os.write(descriptor, data) :]
-
-    return write_descriptor
+    def write(self, line: str) -> None:
+        try:
+            self.stream.write(line)
+            self.stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise OSError(exc.errno, exc.strerror or str(exc), self.name) from exc
 
 
 def run_stat(args: argparse.Namespace) -> int:
@@ -442,28 +519,20 @@ def run_stat(args: argparse.Namespace) -> int:
         msg = "argument --bits: sets the table's unit; --csv and --json are always bytes/s"
         raise CliError(msg)
     if not args.gpu:
-        return _stat(args)
-    from devutils.gpu import nvml_session
+        return _stat(args, [])
+    from devutils.gpu import gpu_probe, nvml_session
 
     with nvml_session():  # one NVML start for the run, not one per sample
-        return _stat(args)
+        probe = gpu_probe(timeout=args.timeout, processes=False)
+        if not probe.snapshot:
+            print(f"devutils stat: no GPU columns: {probe.reason}", file=sys.stderr)
+        return _stat(args, list(probe.snapshot))
 
 
-def _stat(args: argparse.Namespace) -> int:  # noqa: C901, PLR0912, PLR0915 - the run, step by step
+def _stat(args: argparse.Namespace, gpus: list[GpuInfo]) -> int:
     from devutils.counters import CounterSampler
 
-    disks = _split(args.disks)
-    nics = _split(args.nics)
-    gpus: list[GpuInfo] = []
-    snapshot_gpus: Callable[..., list[GpuInfo]] | None = None
-    if args.gpu:
-        from devutils.gpu import gpu_probe, gpu_snapshot
-
-        gpus = gpu_snapshot(processes=False)
-        if gpus:
-            snapshot_gpus = gpu_snapshot
-        else:
-            print(f"devutils stat: no GPU columns: {gpu_probe().reason}", file=sys.stderr)
+    disks, nics = _split(args.disks), _split(args.nics)
     sampler = CounterSampler(disks=disks, nics=nics, mem=bool(args.mem))
     if disks or nics:
         _warn_absent_devices(sampler, disks, nics)
@@ -472,46 +541,65 @@ def _stat(args: argparse.Namespace) -> int:  # noqa: C901, PLR0912, PLR0915 - th
     # --bits comes with the table: never with --csv or --json)
     csv_columns = build_columns(args, gpus, bits=False) if args.bits and args.output else columns
     header = None if args.no_header or args.json else _csv_header(csv_columns)
-    target: IO[str] | None = None
-    file_header = header
-    if args.output:
-        target, continued = _open_output(args.output, header, check=not args.no_header)
-        if continued:
-            file_header = None  # the file has it already
     table = not (args.csv or args.json)
-    stdout = sys.stdout
-    try:
-        if target is not None and file_header is not None:  # None: --no-header, JSON, there
-            target.write(file_header + "\n")
-            target.flush()
+    with _Output(args, header) as output:
         if table and not args.no_header:
-            title, names = _table_header(columns)
-            stdout.write(f"{title}\n{names}\n")
+            output.stdout.write("\n".join(_table_header(columns)) + "\n")
         elif not table and header is not None:
-            stdout.write(header + "\n")
-        stdout.flush()
-        # stdout shows the table, or with --csv / --json the lines --output also gets
-        to_stdout = _line_writer(stdout)
-        to_file = None if target is None else _line_writer(target)
-        lines = not table or to_file is not None  # CSV or JSON lines are wanted
+            output.stdout.write(header + "\n")
         warned: set[str] = set()
-        for row in sampler.run(args.delay, args.count):
-            _warn_missing(sampler, row, warned)
-            current = [] if snapshot_gpus is None else snapshot_gpus(processes=False)
-            if lines:
-                if args.json:
-                    line = _json_record(row, current, bool(gpus)) + "\n"
-                else:
-                    line = csv_row(csv_columns, row, current) + "\n"
-                if to_file is not None:
-                    to_file(line)
-                if not table:
-                    to_stdout(line)
-            if table:
-                to_stdout(table_row(columns, row, current) + "\n")
-    except KeyboardInterrupt:
-        return 0
-    finally:
-        if target is not None:
-            target.close()
+        try:
+            for row in sampler.run(args.delay, args.count):
+                _warn_missing(sampler, row, warned)
+                current = _gpus_now(args) if gpus else []
+                line = ""
+                if not table or output.log is not None:  # CSV or JSON lines are wanted
+                    line = _line(args, csv_columns, row, current, with_gpus=bool(gpus))
+                    output.to_log(line)
+                output.stdout.write((table_row(columns, row, current) if table else line) + "\n")
+        except KeyboardInterrupt:
+            return 0
     return 0
+
+
+class _Output:
+    """stdout, and the ``--output`` log (continued under its header, or begun with one)."""
+
+    def __init__(self, args: argparse.Namespace, header: str | None) -> None:
+        self.stdout = _Lines(sys.stdout, "stdout")
+        self.log: _Lines | None = None
+        self._target: IO[str] | None = None
+        if args.output:
+            self._target, continued = _open_output(args.output, header, check=not args.no_header)
+            self.log = _Lines(self._target, args.output)
+            if header is not None and not continued:  # None: --no-header, JSON
+                self.log.write(header + "\n")
+
+    def to_log(self, line: str) -> None:
+        if self.log is not None:
+            self.log.write(line + "\n")
+
+    def __enter__(self) -> _Output:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._target is not None:
+            self._target.close()
+
+
+def _line(
+    args: argparse.Namespace,
+    columns: list[Column],
+    sample: Rates,
+    gpus: list[GpuInfo],
+    *,
+    with_gpus: bool,
+) -> str:
+    """The sample as a JSON record (--json) or a CSV row."""
+    return _json_record(sample, gpus, with_gpus) if args.json else csv_row(columns, sample, gpus)
+
+
+def _gpus_now(args: argparse.Namespace) -> list[GpuInfo]:
+    from devutils.gpu import gpu_snapshot
+
+    return gpu_snapshot(timeout=args.timeout, processes=False)
