@@ -202,7 +202,7 @@ def _run(tool: str, command: list[str], timeout: float) -> str:
         with contextlib.suppress(subprocess.TimeoutExpired):
             process.communicate(timeout=1.0)
         if isinstance(exc, subprocess.TimeoutExpired):
-            msg = f"{tool} timed out after {timeout:.3g} s and was killed"
+            msg = f"{tool} timed out after {timeout:.2g} s and was killed"
             raise _NotFound(msg) from None
         raise
     text = out.decode("utf-8", "replace")
@@ -592,7 +592,7 @@ def _within(seconds: float, function: Callable[[], list[GpuInfo]], what: str) ->
     worker.start()
     worker.join(seconds)
     if worker.is_alive():
-        msg = f"{what} did not answer within {seconds:.3g} s"
+        msg = f"{what} did not answer within {seconds:.2g} s"
         raise _NotFound(msg)
     if error:
         raise error[0]

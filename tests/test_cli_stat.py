@@ -321,6 +321,17 @@ def test_stat_output_no_header_appends_without_looking(tmp_path: Path, cli: Cli)
         (["--csv", "--json"], "not allowed with"),
         (["--bits", "--csv", "0.01", "1"], "argument --bits"),
         (["--json", "--bits", "-n", "0.01", "1"], "argument --bits"),
+        (["1e10", "1"], "argument delay: must be at most 86400 seconds (a day), got '1e10'"),
+        (["inf", "1"], "argument delay: must be a positive number"),
+        (["1", "1e30"], "argument count: must be a positive integer"),
+        (["--output", "", "1", "1"], "argument --output: must name a file, got ''"),
+        (["--gpu", "--timeout", "0", "1", "1"], "argument --timeout: must be a positive"),
+        (
+            ["--top-cpu", "1", "1"],
+            "argument --top-cpu: a dool flag devutils stat does not have; use top",
+        ),
+        (["-f", "1", "1"], "argument -f: a dool flag devutils stat does not have; name"),
+        (["--float"], "--csv gives the raw numbers"),
     ],
 )
 def test_stat_usage_errors(args: list[str], message: str, cli: Cli) -> None:
@@ -387,3 +398,42 @@ def test_stat_ctrl_c_ends_cleanly() -> None:
     lines = out.decode().splitlines()
     assert lines[0] == DEFAULT_HEADER
     assert len(lines) >= 3
+
+
+def test_dool_users_flags_are_accepted(cli: Cli) -> None:
+    result = cli(["stat", "--bytes", "--nocolor", "--noheaders", "-T", "-c", "0.05", "2"])
+    assert result.status == 0, result.err
+    rows = result.text.splitlines()
+    assert len(rows) == 2  # no header rows
+    epoch, cpu = rows[0].split("|")
+    assert abs(int(epoch) - time.time()) < 5
+    assert len(cpu.split()) == 5
+    csv = cli(["stat", "-T", "-c", "--csv", "0.05", "1"])
+    assert csv.text.splitlines()[0] == "epoch,cpu:usr,cpu:sys,cpu:idl,cpu:wai,cpu:stl"
+
+
+def test_the_epoch_column_heads_the_table(cli: Cli) -> None:
+    header = cli(["stat", "-T", "-c", "0.05", "1"]).text.splitlines()[:2]
+    assert header == ["--epoch--- --total-cpu-usage--", "     epoch|usr sys idl wai stl"]
+
+
+def test_a_log_that_cannot_be_written_names_its_path(tmp_path: Path, cli: Cli) -> None:
+    if not Path("/dev/full").exists():
+        pytest.skip("needs /dev/full")
+    result = cli(["stat", "-c", "--output", "/dev/full", "--no-header", "0.05", "1"])
+    assert result.status == 1
+    assert result.err == "devutils stat: error: /dev/full: No space left on device\n"
+
+
+def test_gpu_columns_wait_for_one_probe_only(
+    fake_smi: FakeSmi, monkeypatch: pytest.MonkeyPatch, cli: Cli
+) -> None:
+    fake_smi.serve("h200__590.48.01__load__query-gpu.csv")
+    fake_smi.hang(30)
+    monkeypatch.setitem(sys.modules, "pynvml", None)
+    start = time.monotonic()
+    result = cli(["stat", "--gpu", "--timeout", "0.5", "-c", "0.05", "1"])
+    assert time.monotonic() - start < 2.5
+    assert result.status == 0
+    assert "devutils stat: no GPU columns: " in result.err
+    assert "nvidia-smi timed out after 0.5 s and was killed" in result.err

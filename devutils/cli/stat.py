@@ -7,6 +7,7 @@ start; `devutils.gpu` only with ``--gpu``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import itertools
 import os
 import stat
@@ -429,7 +430,7 @@ def _csv_quote(text: str) -> str:
 
 
 def _csv_header(columns: list[Column]) -> str:
-    keys = ["epoch", *(f"{c.group}:{c.name}" for c in columns if c.kind != "time")]
+    keys = ["epoch", *(f"{c.group}:{c.name}" for c in columns if c.kind not in ("time", "epoch"))]
     return ",".join(_csv_quote(key) for key in keys)
 
 
@@ -584,7 +585,9 @@ class _Output:
 
     def __exit__(self, *exc_info: object) -> None:
         if self._target is not None:
-            self._target.close()
+            # every line was flushed: what is left after a failed write fails again
+            with contextlib.suppress(OSError):
+                self._target.close()
 
 
 def _line(
