@@ -21,7 +21,7 @@ from devutils.counters import SAMPLE_FIELDS, CounterSampler
 from devutils.system import Sample
 
 if TYPE_CHECKING:
-    from tests.conftest import Cli, FakePynvml
+    from tests.conftest import Cli, FakePynvml, FakeSmi
 
 SAMPLE_FIELD_NAMES = [
     f.name for f in dataclasses.fields(Sample) if f.name not in {"time", "disks", "nics", "missing"}
