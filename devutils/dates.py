@@ -3,23 +3,27 @@
 "Months between two dates" means different things; each meaning has its own name here:
 
 * `count_months`: how many calendar months a closed range touches (Jan 15 .. Mar 5 -> 3);
-* `months_between`: whole months elapsed, exactly ``relativedelta(end, start)``;
+* `months_between`: whole months elapsed: ``relativedelta(end, start)``'s months;
 * `add_months`: the same day n months later, clamped to the month's last day.
 
 A date value is any `datetime.date` instance (so `datetime.datetime`,
 ``pandas.Timestamp`` and pendulum objects work); nothing is parsed from strings.
-A plain date next to a naive datetime counts as midnight. Aware datetimes are counted
-on the start's own wall clock: the end is converted with ``end.astimezone(start.tzinfo)``.
+A plain date next to a naive datetime counts as midnight. Aware datetimes are ordered
+by their instants (a repeated DST hour's ``fold`` respected) and counted on the start's
+own wall clock: the end as ``end.astimezone(start.tzinfo)`` shows it, also where that
+falls past year 9999 or before year 1. ``pandas.Timestamp`` values count to the
+nanosecond.
 """
 
 from __future__ import annotations
 
 import operator
 from collections.abc import Iterator
-from datetime import MAXYEAR, MINYEAR, date, datetime, time
+from datetime import MAXYEAR, MINYEAR, date, datetime, time, timedelta
 from typing import TypeVar
 
 __all__ = [
+    "DateRangeError",
     "add_months",
     "count_months",
     "days_in_month",
@@ -58,42 +62,103 @@ def _check_date(name: str, value: object) -> date:
     return value
 
 
+class DateRangeError(ValueError, OverflowError):
+    """A result outside years 1..9999: a ValueError, and an OverflowError as Python's own
+    date arithmetic raises."""
+
+
 def _is_aware(value: date) -> bool:
     return isinstance(value, datetime) and value.utcoffset() is not None
 
 
-def _pair(start: object, end: object) -> tuple[date, date]:
-    """Validate and bring two date values onto one naive wall clock."""
+_NS = 1000  # nanoseconds in a microsecond
+
+Wall = tuple[int, int, int, int]
+"""A wall-clock reading: year, month, day, nanoseconds since midnight."""
+
+
+def _naive(value: date) -> datetime:
+    """*value*'s wall clock as a plain naive datetime (microseconds; a date at midnight)."""
+    if not isinstance(value, datetime):
+        return datetime.combine(value, _MIDNIGHT)
+    return datetime(*value.timetuple()[:6], value.microsecond)
+
+
+def _wall(value: date, nanosecond: int | None = None) -> Wall:
+    if not isinstance(value, datetime):
+        return (value.year, value.month, value.day, 0)
+    extra = getattr(value, "nanosecond", 0) if nanosecond is None else nanosecond
+    microseconds = ((value.hour * 60 + value.minute) * 60 + value.second) * 10**6
+    return (value.year, value.month, value.day, (microseconds + value.microsecond) * _NS + extra)
+
+
+def _shifted(value: datetime, shift: timedelta) -> Wall:
+    """*value*'s wall clock moved by *shift* (under two days), past year 9999 or before
+    year 1 too, where a datetime cannot go."""
+    nanosecond = getattr(value, "nanosecond", 0)
+    naive = _naive(value)
+    try:
+        return _wall(naive + shift, nanosecond)
+    except OverflowError:
+        if shift > timedelta(0):  # into January of year 10000
+            over = naive - datetime(MAXYEAR, 12, 31) + shift - timedelta(days=1)
+            year, month, day = MAXYEAR + 1, 1, 1 + over.days
+        else:  # into December of year 0
+            over = naive - datetime(MINYEAR, 1, 1) + shift
+            year, month, day = MINYEAR - 1, _MONTHS, 32 + over.days
+        inside = (over - timedelta(days=over.days)) // timedelta(microseconds=1)
+        return (year, month, day, inside * _NS + nanosecond)
+
+
+def _instant_order(s: datetime, e: datetime) -> int:
+    """-1, 0 or 1 as the instant of *e* is before, at or after that of *s* (their
+    ``fold`` respected, which Python ignores when it compares datetimes of one zone)."""
+    s_offset, e_offset = s.utcoffset(), e.utcoffset()
+    assert s_offset is not None
+    assert e_offset is not None
+    gap = (_naive(e) - _naive(s)) - (e_offset - s_offset)  # a timedelta: nothing overflows
+    nanoseconds = gap // timedelta(microseconds=1) * _NS + (
+        getattr(e, "nanosecond", 0) - getattr(s, "nanosecond", 0)
+    )
+    return (nanoseconds > 0) - (nanoseconds < 0)
+
+
+def _in_zone_of(e: datetime, s: datetime) -> Wall:
+    """*e*'s wall clock in *s*'s zone, as ``e.astimezone(s.tzinfo)`` shows it."""
+    try:
+        return _wall(e.astimezone(s.tzinfo))
+    except (OverflowError, ValueError):  # past a limit (pandas': OutOfBoundsDatetime)
+        tzinfo = s.tzinfo
+        assert tzinfo is not None
+        near = datetime(MAXYEAR, 12, 31) if e.year > MINYEAR + 1 else datetime(MINYEAR, 1, 2)
+        offset = tzinfo.utcoffset(near.replace(tzinfo=tzinfo)) or timedelta(0)
+        e_offset = e.utcoffset()
+        assert e_offset is not None
+        return _shifted(e, offset - e_offset)
+
+
+def _pair(start: object, end: object) -> tuple[Wall, Wall, int]:
+    """Both values' wall clocks (the end's in the start's zone when aware), and the order
+    of the end against the start: -1 earlier, 0 the same, 1 later."""
     s = _check_date("start", start)
     e = _check_date("end", end)
-    s_dt = isinstance(s, datetime)
-    e_dt = isinstance(e, datetime)
-    if not s_dt and not e_dt:
-        return s, e
     s_aware = _is_aware(s)
     e_aware = _is_aware(e)
     if s_aware != e_aware:
         kinds = [
-            "an aware datetime" if a else ("a naive datetime" if d else "a date")
-            for a, d in ((s_aware, s_dt), (e_aware, e_dt))
+            "an aware datetime"
+            if a
+            else ("a naive datetime" if isinstance(v, datetime) else "a date")
+            for a, v in ((s_aware, s), (e_aware, e))
         ]
         msg = f"cannot mix {kinds[0]} and {kinds[1]}: start={start!r}, end={end!r}"
         raise TypeError(msg)
     if s_aware:
         assert isinstance(s, datetime)
         assert isinstance(e, datetime)
-        e = e.astimezone(s.tzinfo).replace(tzinfo=None)
-        s = s.replace(tzinfo=None)
-        return s, e
-    if not s_dt:
-        s = datetime.combine(s, _MIDNIGHT)
-    if not e_dt:
-        e = datetime.combine(e, _MIDNIGHT)
-    return s, e
-
-
-def _time_of(value: date) -> time:
-    return value.time() if isinstance(value, datetime) else _MIDNIGHT
+        return _wall(s), _in_zone_of(e, s), _instant_order(s, e)
+    s_wall, e_wall = _wall(s), _wall(e)
+    return s_wall, e_wall, (e_wall > s_wall) - (e_wall < s_wall)
 
 
 def _check_int(name: str, value: object) -> int:
@@ -128,13 +193,17 @@ def count_months(start: date, end: date) -> int:
         ValueError: end must not be before start, got start=datetime.date(2024, 3, 5), ...
     """
     if type(start) is date and type(end) is date:
-        s, e = start, end
-    else:
-        s, e = _pair(start, end)
-    if e < s:
+        if end < start:
+            msg = f"end must not be before start, got start={start!r}, end={end!r}"
+            raise ValueError(msg)
+        return (end.year - start.year) * _MONTHS + (end.month - start.month) + 1
+    s, e, order = _pair(start, end)
+    if order < 0:
         msg = f"end must not be before start, got start={start!r}, end={end!r}"
         raise ValueError(msg)
-    return (e.year - s.year) * _MONTHS + (e.month - s.month) + 1
+    # Where a DST shift at midnight sets the wall clock back across the start of a month,
+    # the range still touches both months.
+    return abs((e[0] - s[0]) * _MONTHS + (e[1] - s[1])) + 1
 
 
 def months_between(start: date, end: date) -> int:
@@ -160,17 +229,16 @@ def months_between(start: date, end: date) -> int:
         >>> months_between(date(2024, 3, 1), date(2024, 1, 31))
         -1
     """
-    if type(start) is date and type(end) is date:
-        s, e = start, end
-    else:
-        s, e = _pair(start, end)
-    months = (e.year - s.year) * _MONTHS + (e.month - s.month)
+    s, e, order = _pair(start, end)
+    if (order >= 0) != (e >= s):  # a DST shift set the wall clock back: under two hours
+        return 0
+    months = (e[0] - s[0]) * _MONTHS + (e[1] - s[1])
     # start + months lands in end's month, on day min(start.day, last day), start's time.
-    day = min(s.day, _dim(e.year, e.month))
-    if e >= s:
-        if day > e.day or (day == e.day and _time_of(s) > _time_of(e)):
+    day = min(s[2], _dim(e[0], e[1]))
+    if order >= 0:
+        if (day, s[3]) > (e[2], e[3]):
             months -= 1
-    elif day < e.day or (day == e.day and _time_of(s) < _time_of(e)):
+    elif (day, s[3]) < (e[2], e[3]):
         months += 1
     return months
 
@@ -186,7 +254,8 @@ def add_months(d: D, n: int) -> D:
     Raises:
         TypeError: If *d* is not a date value, or *n* is not an int (bool and float,
             even ``1.0``, are refused).
-        OverflowError: If the result is outside years 1..9999.
+        DateRangeError: If the result is outside years 1..9999 (a ValueError and an
+            OverflowError).
 
     Examples:
         >>> from datetime import date
@@ -205,7 +274,7 @@ def add_months(d: D, n: int) -> D:
     year, month0 = divmod(total, _MONTHS)
     if not MINYEAR <= year <= MAXYEAR:
         msg = f"add_months({d!r}, {n}) is outside years 1..9999 (year {year})"
-        raise OverflowError(msg)
+        raise DateRangeError(msg)
     month = month0 + 1
     return d.replace(year=year, month=month, day=min(d.day, _dim(year, month)))
 
@@ -219,6 +288,8 @@ def iter_months(start: date, end: date) -> Iterator[date]:
 
     Raises:
         TypeError, ValueError: As `count_months`.
+        DateRangeError: If a month it would yield lies outside years 1..9999 (the end,
+            on the start's wall clock, in year 10000).
 
     Examples:
         >>> from datetime import date
@@ -226,8 +297,16 @@ def iter_months(start: date, end: date) -> Iterator[date]:
         ['2024-01-01', '2024-02-01', '2024-03-01', '2024-04-01']
     """
     count = count_months(start, end)
-    s, _ = _pair(start, end)
-    return _months_from(s.year, s.month, count)
+    s, e, _ = _pair(start, end)
+    first = min(s, e)  # e before s on the wall clock only where a DST shift set it back
+    last = first[0] * _MONTHS + first[1] - 1 + count - 1
+    if first[0] < MINYEAR or last // _MONTHS > MAXYEAR:
+        msg = (
+            f"iter_months({start!r}, {end!r}) reaches outside years 1..9999 on the "
+            "start's wall clock"
+        )
+        raise DateRangeError(msg)
+    return _months_from(first[0], first[1], count)
 
 
 def _months_from(year: int, month: int, count: int) -> Iterator[date]:
@@ -274,7 +353,8 @@ def month_start(d: D) -> D:
     """
     _check_date("d", d)
     if isinstance(d, datetime):
-        return d.replace(day=1, hour=0, minute=0, second=0, microsecond=0, fold=0)
+        moved = d.replace(day=1, hour=0, minute=0, second=0, microsecond=0, fold=0)
+        return moved.replace(nanosecond=0) if hasattr(d, "nanosecond") else moved  # type: ignore[call-arg]
     return d.replace(day=1)
 
 
@@ -282,8 +362,9 @@ def month_end(d: D) -> D:
     """Return the last moment of *d*'s month.
 
     A date gives the last day. A datetime gives the last representable moment of
-    that day, 23:59:59.999999, so ``month_start(d) <= d <= month_end(d)`` always
-    holds (Rails ``end_of_month`` does the same). For a half-open range use
+    that day, 23:59:59.999999 (a ``pandas.Timestamp`` 23:59:59.999999999), so
+    ``month_start(d) <= d <= month_end(d)`` always holds (Rails ``end_of_month`` does
+    the same). For a half-open range use
     ``add_months(month_start(d), 1)`` as the exclusive end instead.
 
     Examples:
@@ -296,5 +377,6 @@ def month_end(d: D) -> D:
     _check_date("d", d)
     last = _dim(d.year, d.month)
     if isinstance(d, datetime):
-        return d.replace(day=last, hour=23, minute=59, second=59, microsecond=999999, fold=0)
+        moved = d.replace(day=last, hour=23, minute=59, second=59, microsecond=999999, fold=0)
+        return moved.replace(nanosecond=999) if hasattr(d, "nanosecond") else moved  # type: ignore[call-arg]
     return d.replace(day=last)

@@ -13,6 +13,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from devutils.dates import (
+    DateRangeError,
     add_months,
     count_months,
     days_in_month,
@@ -311,3 +312,165 @@ def test_docs_stdlib_count_months_agrees(start: date, days: int) -> None:
 def test_month_start_and_end_bracket_the_value(d: date) -> None:
     assert month_start(d) <= d <= month_end(d)
     assert count_months(month_start(d), month_end(d)) == 1
+
+
+# -- the edges: DST folds, the ends of the calendar, nanoseconds ------------------------------
+
+ZONES = [
+    ZoneInfo(name)
+    for name in (
+        "America/New_York",
+        "Europe/Berlin",
+        "Australia/Lord_Howe",  # a half-hour shift
+        "America/Santiago",  # shifts at midnight, so across a month's start
+        "America/Havana",  # falls back from 01:00 to 00:00
+    )
+]
+UTC_ZONE = ZoneInfo("UTC")
+
+
+def transitions(zone: ZoneInfo, year: int) -> list[datetime]:
+    """The instants (UTC) in *year* at which *zone*'s offset changes, found hour by hour."""
+    moments = []
+    hour = datetime(year, 1, 1, tzinfo=UTC_ZONE)
+    while hour.year == year:
+        if (hour + timedelta(hours=1)).astimezone(zone).utcoffset() != hour.astimezone(
+            zone
+        ).utcoffset():
+            moments.append(hour + timedelta(hours=1))
+        hour += timedelta(hours=1)
+    return moments
+
+
+TRANSITIONS = [(zone, moment) for zone in ZONES for moment in transitions(zone, 2024)]
+
+
+def instants_reference(start: datetime, end: datetime) -> tuple[int, int]:
+    """(count_months, months_between) the slow way: the start zone's wall clock read every
+    quarter hour from start to end (months touched), and relativedelta on the two walls."""
+    zone = start.tzinfo
+    assert zone is not None
+    utc_start, utc_end = start.astimezone(UTC_ZONE), end.astimezone(UTC_ZONE)
+    months = set()
+    moment = utc_start
+    while moment < utc_end:
+        wall = moment.astimezone(zone)
+        months.add((wall.year, wall.month))
+        moment += timedelta(minutes=15)
+    end_wall = utc_end.astimezone(zone)
+    months.add((end_wall.year, end_wall.month))
+    naive_start, naive_end = start.replace(tzinfo=None), end_wall.replace(tzinfo=None)
+    delta = relativedelta(naive_end, naive_start)
+    elapsed = delta.years * 12 + delta.months
+    if (naive_end >= naive_start) != (utc_end >= utc_start):  # the wall went the other way
+        elapsed = 0
+    return len(months), elapsed
+
+
+@given(
+    transition=st.sampled_from(TRANSITIONS),
+    before=st.integers(-180, 180),
+    after=st.integers(-180, 24 * 60 * 40),
+    other=st.sampled_from([None, *ZONES]),
+)
+def test_aware_pairs_around_dst_are_ordered_by_their_instants(
+    transition: tuple[ZoneInfo, datetime], before: int, after: int, other: ZoneInfo | None
+) -> None:
+    zone, moment = transition
+    start = (moment + timedelta(minutes=before)).astimezone(zone)  # its fold set as due
+    end = (moment + timedelta(minutes=before + after)).astimezone(other or zone)
+    if after < 0:
+        with pytest.raises(ValueError, match="end must not be before start"):
+            count_months(start, end)
+        with pytest.raises(ValueError, match="end must not be before start"):
+            iter_months(start, end)
+        assert months_between(start, end) <= 0
+        return
+    expected_count, expected_elapsed = instants_reference(start, end)
+    assert count_months(start, end) == expected_count
+    assert len(list(iter_months(start, end))) == expected_count
+    assert months_between(start, end) == expected_elapsed
+
+
+def test_forty_minutes_across_a_repeated_hour() -> None:
+    first = datetime(2024, 11, 3, 1, 50, tzinfo=NY)  # EDT
+    later = datetime(2024, 11, 3, 1, 10, fold=1, tzinfo=NY)  # EST: 20 minutes later
+    assert (count_months(first, later), months_between(first, later)) == (1, 0)
+    with pytest.raises(ValueError, match="end must not be before start"):
+        count_months(later, first)
+    assert months_between(later, first) == 0
+
+
+@pytest.mark.parametrize(
+    ("start", "end", "count", "elapsed"),
+    [
+        # the end, on the start's wall clock, is in January of year 10000
+        (
+            datetime(9999, 12, 31, 23, tzinfo=timezone(timedelta(hours=14))),
+            datetime(9999, 12, 31, 20, tzinfo=timezone(timedelta(hours=-10))),
+            2,
+            0,
+        ),
+        (
+            datetime(1, 1, 1, 2, tzinfo=timezone(timedelta(hours=-10))),
+            datetime(1, 1, 2, 10, tzinfo=timezone(timedelta(hours=14))),
+            1,
+            0,
+        ),
+        (
+            datetime(9999, 11, 30, 23, tzinfo=timezone(timedelta(hours=14))),
+            datetime(9999, 12, 31, 22, tzinfo=timezone(timedelta(hours=-12))),
+            3,
+            1,
+        ),
+    ],
+)
+def test_pairs_near_the_ends_of_the_calendar(
+    start: datetime, end: datetime, count: int, elapsed: int
+) -> None:
+    assert (count_months(start, end), months_between(start, end)) == (count, elapsed)
+
+
+def test_an_end_in_year_0_on_the_starts_clock() -> None:
+    start = datetime(1, 1, 1, 2, tzinfo=timezone(timedelta(hours=-10)))
+    end = datetime(1, 1, 1, 1, tzinfo=timezone(timedelta(hours=14)))  # 0000-12-31 01:00 there
+    assert months_between(start, end) == 0
+    with pytest.raises(ValueError, match="end must not be before start"):
+        count_months(start, end)
+
+
+def test_months_past_year_9999_cannot_be_listed() -> None:
+    start = datetime(9999, 12, 31, 23, tzinfo=timezone(timedelta(hours=14)))
+    end = datetime(9999, 12, 31, 20, tzinfo=timezone(timedelta(hours=-10)))
+    with pytest.raises(DateRangeError, match=r"outside years 1\.\.9999"):
+        iter_months(start, end)
+    with pytest.raises(OverflowError):  # also an OverflowError, as datetime's own
+        add_months(date(9999, 12, 1), 1)
+    with pytest.raises(ValueError, match=r"outside years 1\.\.9999"):
+        add_months(date(1, 1, 1), -1)
+
+
+def test_pandas_timestamps_count_to_the_nanosecond() -> None:
+    pd = pytest.importorskip("pandas")
+    a = pd.Timestamp("2024-01-31 10:00:00.000000001")
+    b = pd.Timestamp("2024-02-29 10:00:00")
+    assert months_between(a, b) == 0  # a nanosecond short of a month
+    assert months_between(pd.Timestamp("2024-01-31 10:00"), b) == 1
+    assert month_end(a) == month_end(pd.Timestamp("2024-01-02 03:04:05.000000006"))
+    assert month_end(a) == pd.Timestamp("2024-01-31 23:59:59.999999999")
+    assert month_start(a) == pd.Timestamp("2024-01-01")
+    assert month_start(a).nanosecond == 0
+    zoned = pd.Timestamp("2024-11-03 01:50").tz_localize("America/New_York", ambiguous=True)
+    later = pd.Timestamp("2024-11-03 01:10").tz_localize("America/New_York", ambiguous=False)
+    assert count_months(zoned, later) == 1
+
+
+@given(
+    d=st.datetimes(min_value=datetime(1678, 1, 1), max_value=datetime(2261, 12, 1)),
+    nanosecond=st.integers(0, 999),
+)
+def test_timestamps_bracket_their_month(d: datetime, nanosecond: int) -> None:
+    pd = pytest.importorskip("pandas")
+    stamp = pd.Timestamp(d).replace(nanosecond=nanosecond)
+    assert month_start(stamp) <= stamp <= month_end(stamp)
+    assert month_end(stamp) == month_end(pd.Timestamp(month_start(stamp)))
