@@ -396,10 +396,12 @@ class Replacer:
             return pattern.pattern.subn(self._repl, text)  # type: ignore[no-any-return]
         parts: list[str] = []
         position = count = 0
-        for spans in self._windows(text, 0):
+        for base, spans in self._windows(text, 0):
             if spans:
-                parts.append(self._assemble(text, spans, position))
-                position = spans[-1][2]
+                end = spans[-1][2]
+                parts.append(text[position:base])
+                parts.append(self._assemble(text[base : base + end] if base else text, spans))
+                position = base + end
                 count += len(spans)
         if not count:
             return text, 0
@@ -427,8 +429,9 @@ class Replacer:
         return self._matches(text, _check_pos(pos, text))
 
     def _matches(self, text: str, pos: int) -> Iterator[tuple[int, int, str]]:
-        for spans in self._windows(text, pos):
+        for base, spans in self._windows(text, pos):
             for key_index, start, end in spans:
+                start, end = base + start, base + end  # noqa: PLW2901
                 yield start, end, self._value_for(key_index, text[start:end])
 
     def replace_stream(
@@ -493,8 +496,9 @@ class Replacer:
             return value  # type: ignore[return-value]
         return self._render(value, matched)
 
-    def _assemble(self, text: str, spans: list[Span], position: int) -> str:
-        """*text* from *position* to the last span's end, with the spans replaced."""
+    def _assemble(self, text: str, spans: list[Span]) -> str:
+        """*text* up to the last span's end, with the spans replaced."""
+        position = 0
         pieces: list[str] = []
         append = pieces.append
         if self._plain:
@@ -521,9 +525,10 @@ class Replacer:
             return pattern is not None and pattern.exact_on(text, start, stop)
         return when == "always"
 
-    def _windows(self, text: str, pos: int) -> Iterator[list[Span]]:
+    def _windows(self, text: str, pos: int) -> Iterator[tuple[int, list[Span]]]:
         """The leftmost-longest ``(key_index, start, end)`` of ``text[pos:]``, one list
-        per window of `WINDOW` characters.
+        per window of `WINDOW` characters, each with the window's start (its positions'
+        origin: shifting every span would cost more than the search).
 
         A window's search reaches `max_match_length` characters past its end, so every
         match that starts in it is whole and checked against the character after it; the
@@ -536,16 +541,16 @@ class Replacer:
         while pos < length:
             stop = pos + WINDOW
             if stop + keep >= length:
-                yield self._spans(text, pos, length)
+                yield pos, self._spans(text, pos, length)
                 return
             spans = self._spans(text, pos, stop + keep)
-            cut = bisect.bisect_left(spans, stop, key=lambda span: span[1])
-            yield spans[:cut]
-            pos = max(stop, spans[cut - 1][2]) if cut else stop
+            cut = bisect.bisect_left(spans, WINDOW, key=lambda span: span[1])
+            yield pos, spans[:cut]
+            pos = max(stop, pos + spans[cut - 1][2]) if cut else stop
 
     def _spans(self, text: str, start: int, stop: int) -> list[Span]:
-        """Leftmost-longest ``(key_index, start, end)`` in ``text[start:stop]``, in
-        *text*'s positions, with ``text[start - 1]`` as the context before."""
+        """Leftmost-longest ``(key_index, start, end)`` in ``text[start:stop]``, in that
+        piece's positions, with ``text[start - 1]`` as the context before."""
         if self._pattern is not None and self._pattern_applies(text, start, stop):
             return self._pattern.spans(text, start, stop)
         if self._automaton is not None:

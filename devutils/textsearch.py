@@ -1,9 +1,9 @@
 """Find literal keys in a text, leftmost-longest: the three engines behind `devutils.text`.
 
 Every engine answers the same question, ``spans(text, start, stop)``: the leftmost-longest
-``(key_index, start, end)`` of the keys in ``text[start:stop]``, in *text*'s positions,
-with ``text[start - 1]`` as the context before (for whole words) and *stop* taken as the
-end of the text. They give identical answers; they differ in speed.
+``(key_index, start, end)`` of the keys in ``text[start:stop]``, in that piece's positions
+(0 is *start*), with ``text[start - 1]`` as the context before (for whole words) and
+*stop* taken as the end of the text. They give identical answers; they differ in speed.
 
 * `PatternSearch` (``"re"``): a compiled pattern, a longest-first alternation or, for
   whole words, a trie-shaped pattern between word-boundary lookarounds.
@@ -11,8 +11,9 @@ end of the text. They give identical answers; they differ in speed.
   For whole words the text is searched with the gaps where a word may start or end marked
   in it; for ``ignore_case`` it is case-folded first, with each character that folds to
   several (``"ß"`` -> ``"ss"``) standing as one placeholder that the keys' spellings with
-  those characters match. It hands a text that holds its markers and placeholders
-  (U+10FF00..U+10FFFF, private use) to the exact engine.
+  those characters match (a second automaton, built when a text first needs it). It
+  hands a text that holds its markers and placeholders (U+10FF00..U+10FFFF, private use)
+  to the exact engine.
 * `ExactSearch` (``"exact"``): every overlapping occurrence, filtered and resolved
   leftmost-longest in Python: the slow, obviously correct path.
 
@@ -31,7 +32,7 @@ import ahocorasick_rs
 __all__ = ["AutomatonSearch", "ExactSearch", "PatternSearch", "Span", "is_word_char"]
 
 Span = tuple[int, int, int]
-"""``(key_index, start, end)`` of one match."""
+"""``(key_index, start, end)`` of one match, *start* and *end* in the searched piece."""
 
 SPELLINGS_MAX: Final = 64
 """Spellings of one key with placeholders beyond which texts with multi-character
@@ -106,10 +107,14 @@ def _by_segments(search: Any, text: str, start: int, stop: int) -> list[Span]:
         return search(text, start, stop)  # type: ignore[no-any-return]
     except UnicodeEncodeError:
         spans: list[Span] = []
+        begin = start
         for surrogates in SURROGATES.finditer(text, start, stop):
-            spans += search(text, start, surrogates.start())
-            start = surrogates.end()
-        return spans + search(text, start, stop)  # type: ignore[no-any-return]
+            shift = begin - start
+            found = search(text, begin, surrogates.start())
+            spans += [(key, b + shift, e + shift) for key, b, e in found]
+            begin = surrogates.end()
+        shift = begin - start
+        return spans + [(key, b + shift, e + shift) for key, b, e in search(text, begin, stop)]
 
 
 # -- the re engine -----------------------------------------------------------------------
@@ -144,7 +149,9 @@ class PatternSearch:
     def spans(self, text: str, start: int, stop: int) -> list[Span]:
         index = self.index
         found = self.pattern.finditer(text, start, stop)
-        return [(index[match.group()], *match.span()) for match in found]
+        if start == 0:
+            return [(index[match.group()], *match.span()) for match in found]
+        return [(index[m.group()], m.start() - start, m.end() - start) for m in found]
 
 
 def _alternation(keys: list[str]) -> str:
@@ -281,26 +288,36 @@ class AutomatonSearch:
     def __init__(self, keys: list[str], *, whole_words: bool, ignore_case: bool) -> None:
         self.whole_words = whole_words
         self.ignore_case = ignore_case
-        searched = [mark_key(key) for key in keys] if whole_words else keys
-        self.owners: list[int] | None = None
-        """The key of each searched spelling (None: one spelling per key)."""
+        self.searched = [mark_key(key) for key in keys] if whole_words else keys
+        self.automaton = _leftmost_longest(self.searched)
         self.complete = True
-        """Whether every key's spellings are listed (see `SPELLINGS_MAX`)."""
+        """Whether every key's spellings with placeholders are listed (`SPELLINGS_MAX`)."""
+        self.spelled = self.searched
+        """Every spelling of every searched key, for texts with multi-character foldings."""
+        self.owners: list[int] | None = None
+        """The key of each spelling (None: one spelling per key)."""
         if ignore_case:
             spelled: list[str] = []
             owners: list[int] = []
-            for index, key in enumerate(searched):
+            for index, key in enumerate(self.searched):
                 listed = spellings(key)
                 if listed is None:
                     self.complete = False
                     listed = [key]
                 spelled += listed
                 owners += [index] * len(listed)
-            if len(spelled) > len(searched):
-                searched, self.owners = spelled, owners
-        self.automaton = ahocorasick_rs.AhoCorasick(
-            searched, matchkind=ahocorasick_rs.MatchKind.LeftmostLongest
-        )
+            if len(spelled) > len(self.searched):
+                self.spelled, self.owners = spelled, owners
+        self.markers = [_marker_count(key) for key in self.searched] if whole_words else []
+        """The markers inside each key (whole words; its spellings hold as many)."""
+
+    @functools.cached_property
+    def spelled_automaton(self) -> ahocorasick_rs.AhoCorasick:
+        """The automaton of every spelling: built when a text first has a character that
+        folds to several, so that texts without one pay nothing for them."""
+        if self.owners is None:
+            return self.automaton
+        return _leftmost_longest(self.spelled)
 
     def spans(self, text: str, start: int, stop: int) -> list[Span] | None:
         """The spans, or None where only the exact engine can answer."""
@@ -311,11 +328,13 @@ class AutomatonSearch:
 
     def _spans(self, text: str, start: int, stop: int) -> list[Span]:
         piece = text if start == 0 and stop == len(text) else text[start:stop]
-        if (self.whole_words or self.ignore_case) and INTERNAL.search(piece):
+        folds_or_marks = self.whole_words or self.ignore_case
+        if folds_or_marks and not piece.isascii() and INTERNAL.search(piece):
             raise _NotHere
         haystack = piece
         if self.whole_words:
             haystack = mark_words(piece, word_before=start > 0 and _is_word(text[start - 1]))
+        automaton, owners = self.automaton, None
         if self.ignore_case:
             folded = haystack.casefold()
             if len(folded) != len(haystack):  # "ß" -> "ss": placeholders keep it 1 to 1
@@ -323,25 +342,34 @@ class AutomatonSearch:
                 if one_to_one is None:
                     raise _NotHere
                 folded = one_to_one
+                automaton, owners = self.spelled_automaton, self.owners
             haystack = folded
-        found = self.automaton.find_matches_as_indexes(haystack)
-        owners = self.owners
+        found = automaton.find_matches_as_indexes(haystack)
+        if owners is not None:
+            found = [(owners[key], begin, end) for key, begin, end in found]
         if not self.whole_words:
-            if owners is None:
-                return found if start == 0 else [(k, b + start, e + start) for k, b, e in found]
-            return [(owners[key], begin + start, end + start) for key, begin, end in found]
-        # Positions in the marked text: subtract the markers before and inside each match.
+            return found
+        # Positions in the marked text, less the markers before each match (counted
+        # from the previous match's end) and inside it (as many as in its key).
         spans: list[Span] = []
-        count = haystack.count
+        append, markers = spans.append, self.markers
+        count = haystack.replace(_END, _START).count
         removed = previous = 0
         for key, begin, end in found:
-            removed += count(_START, previous, begin) + count(_END, previous, begin)
-            inside = count(_START, begin, end) + count(_END, begin, end)
-            index = key if owners is None else owners[key]
-            spans.append((index, begin - removed + start, end - removed - inside + start))
-            removed += inside
+            removed += count(_START, previous, begin)
+            first = begin - removed
+            removed += markers[key]
+            append((key, first, end - removed))
             previous = end
         return spans
+
+
+def _leftmost_longest(keys: list[str]) -> ahocorasick_rs.AhoCorasick:
+    return ahocorasick_rs.AhoCorasick(keys, matchkind=ahocorasick_rs.MatchKind.LeftmostLongest)
+
+
+def _marker_count(key: str) -> int:
+    return key.count(_START) + key.count(_END)
 
 
 class _NotHere(Exception):
@@ -401,7 +429,7 @@ class ExactSearch:
         for begin in sorted(best):
             if begin >= position:
                 end, key = best[begin]
-                chosen.append((key, begin + start, end + start))
+                chosen.append((key, begin, end))
                 position = end
         return chosen
 

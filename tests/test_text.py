@@ -473,6 +473,59 @@ def test_every_engine_agrees_with_the_unicode_reference(
         assert replacer(long_text) == unicode_reference(long_text, mapping, **options), name
 
 
+@given(
+    text=st.text(st.sampled_from("ab .Aß\udcff"), min_size=8, max_size=60)
+    | st.text(st.sampled_from(sorted(set(SCRIPT_CHARS))), min_size=8, max_size=60),
+    mapping=script_mappings(),
+    whole_words=st.booleans(),
+    ignore_case=st.booleans(),
+    window=st.integers(1, 9),
+    data=st.data(),
+)
+def test_windows_of_a_long_text_join_seamlessly(
+    text: str,
+    mapping: dict[str, str],
+    whole_words: bool,
+    ignore_case: bool,
+    window: int,
+    data: st.DataObject,
+) -> None:
+    # A text longer than WINDOW is searched a window at a time; with tiny windows every
+    # match straddles or touches an edge, and a "ß" or a surrogate lands in a later one.
+    for _ in range(data.draw(st.integers(1, 4))):
+        start = data.draw(st.integers(0, len(text) - 1))
+        key = text[start : start + data.draw(st.integers(1, 5))]
+        if key and not any("\ud800" <= char <= "\udfff" for char in key):
+            mapping[key] = f"[{len(mapping)}]"
+    if ignore_case:
+        mapping = without_conflicts(mapping)
+    options = {"whole_words": whole_words, "ignore_case": ignore_case}
+    expected = unicode_reference(text, mapping, **options)
+    with mock.patch("devutils.text.WINDOW", window):
+        for name in CASELESS_ENGINES if ignore_case else ENGINES:
+            replacer = Replacer(mapping, **options, engine=name)
+            assert replacer.replace_count(text)[0] == expected, name
+            assert replaced_by_matches(replacer, text) == expected, name
+
+
+@pytest.mark.parametrize(
+    ("text", "mapping", "window", "expected"),
+    [
+        ("AAAAAAA", {"AA": "x"}, 1, "xxxA"),  # every match crosses a window's end
+        ("....abcde......", {"abcde": "X", "de": "Y"}, 3, "....X......"),  # not "XcY"
+        ("ab ab ß ab", {"AB": "x", "SS": "y"}, 2, "x x y x"),  # ß in a later window
+    ],
+)
+def test_a_match_across_windows_is_taken_once(
+    text: str, mapping: dict[str, str], window: int, expected: str
+) -> None:
+    with mock.patch("devutils.text.WINDOW", window):
+        for name in CASELESS_ENGINES:
+            replacer = Replacer(mapping, ignore_case=True, engine=name)
+            assert replacer(text) == expected, name
+            assert replaced_by_matches(replacer, text) == expected, name
+
+
 @pytest.mark.parametrize(
     ("text", "mapping", "expected"),
     [

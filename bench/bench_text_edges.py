@@ -1,0 +1,192 @@
+"""Benchmark devutils.text where it is hardest: many keys, case folding, whole words, memory.
+
+Run from the repository root after ``python3 -m pip install -e . --group bench``::
+
+    python3 bench/bench_text_edges.py
+    python3 bench/bench_text_edges.py --against ../old-checkout/.venv/bin/python
+
+Every measurement runs in a fresh interpreter, so that its peak RSS (VmHWM) is its own.
+``--against`` names a second interpreter with another devutils installed (an older
+checkout, say); each case then runs on both, alternately, and the table shows the ratio.
+Only public names are used, so any devutils version with ``Replacer`` can be compared.
+
+Three parts:
+
+1. Throughput in MB/s (median of 5) with default options, ``ignore_case`` and
+   ``whole_words``, at 100, 10,000 and 100,000 keys, on English and Japanese text.
+2. The cost of a few length-changing case foldings: 1 MB of English, 10,000 keys,
+   ``ignore_case``, as it is and with one ``ß`` and one ``ﬁ`` in every 100 kB.
+3. Peak memory: 10 MB of English with 100,000 keys, default options.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+CORPUS = BENCH.parent.parent / "shared" / "corpus"
+CORPORA = {
+    "English": CORPUS / "tinyshakespeare.txt",
+    "Japanese": CORPUS / "wagahai_wa_neko_de_aru.txt",
+}
+
+CHILD = r"""
+import hashlib, json, statistics, sys, time
+sys.path.insert(0, BENCH)
+from bench_text import draw_keys
+from devutils.text import Replacer
+
+def hwm():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) * 1024
+    return 0
+
+corpus = open(CASE["corpus"], encoding="utf-8").read()
+mapping = draw_keys(corpus, CASE["keys"])
+if CASE["options"].get("ignore_case"):  # keys equal under folding would conflict
+    folded = {key.casefold(): key for key in reversed(list(mapping))}
+    mapping = {key: mapping[key] for key in folded.values()}
+text = (corpus * (CASE["chars"] // len(corpus) + 1))[: CASE["chars"]]
+if CASE["special_every"]:
+    step = CASE["special_every"]
+    text = "".join(
+        text[i : i + step] + " Stra\u00dfe \ufb01nd" for i in range(0, len(text), step)
+    )
+del corpus
+setup = hwm()
+replacer = Replacer(mapping, **CASE["options"])
+replacer("warm up")
+times = []
+for _ in range(CASE["repeats"]):
+    start = time.perf_counter()
+    out = replacer.replace(text)
+    times.append(time.perf_counter() - start)
+print(json.dumps({
+    "seconds": statistics.median(times),
+    "mb": len(text.encode()) / 1e6,
+    "setup_mib": setup / 2**20,
+    "peak_mib": hwm() / 2**20,
+    "sha": hashlib.sha256(out.encode("utf-8", "surrogatepass")).hexdigest()[:12],
+}))
+"""
+
+
+def run_case(python: str, case: dict[str, object]) -> dict[str, object]:
+    code = f"import json\nBENCH = {str(BENCH)!r}\nCASE = json.loads({json.dumps(case)!r})\n" + CHILD
+    done = subprocess.run(
+        [python, "-c", code], capture_output=True, text=True, check=False, timeout=1800
+    )
+    if done.returncode != 0:
+        return {"error": done.stderr.strip().splitlines()[-1] if done.stderr else "failed"}
+    return dict(json.loads(done.stdout))
+
+
+def measure(pythons: list[str], case: dict[str, object], rounds: int) -> list[dict[str, object]]:
+    """Run *case* on every interpreter, *rounds* times alternately; keep each one's median."""
+    runs: list[list[dict[str, object]]] = [[] for _ in pythons]
+    for round_ in range(rounds):
+        order = range(len(pythons)) if round_ % 2 == 0 else reversed(range(len(pythons)))
+        for index in order:
+            runs[index].append(run_case(pythons[index], case))
+    best = []
+    for results in runs:
+        good = [r for r in results if "error" not in r]
+        if not good:
+            best.append(results[0])
+            continue
+        seconds = statistics.median(float(r["seconds"]) for r in good)  # type: ignore[arg-type]
+        best.append(good[0] | {"seconds": seconds})
+    return best
+
+
+def show(label: str, results: list[dict[str, object]], unit: str = "speed") -> str:
+    cells = []
+    for result in results:
+        if "error" in result:
+            cells.append(f"{'error':>22}")
+        elif unit == "speed":
+            speed = float(result["mb"]) / float(result["seconds"])  # type: ignore[arg-type]
+            cells.append(f"{speed:8.2f} MB/s {result['sha']}")
+        else:
+            cells.append(
+                f"{float(result['seconds']):6.3f} s {float(result['peak_mib']):6.0f} MiB"  # type: ignore[arg-type]
+            )
+    line = f"  {label:34}" + "  ".join(cells)
+    if len(results) == 2 and all("error" not in r for r in results):
+        ratio = float(results[1]["seconds"]) / float(results[0]["seconds"])  # type: ignore[arg-type]
+        same = "same output" if results[0]["sha"] == results[1]["sha"] else "outputs differ"
+        line += f"   {ratio:5.2f}x the other's speed, {same}"
+    return line
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--against", help="a second Python with another devutils installed")
+    parser.add_argument("--rounds", type=int, default=2, help="runs per case and interpreter")
+    parser.add_argument("--json", type=Path, help="also write the results here")
+    args = parser.parse_args()
+    pythons = [sys.executable] + ([args.against] if args.against else [])
+    print(f"Interpreters: {', '.join(pythons)}; median of 5 replaces, {args.rounds} runs each")
+    report: list[dict[str, object]] = []
+
+    print("\n1. Throughput, whole corpus (about 1 MB)")
+    for corpus, path in CORPORA.items():
+        for option in ["", "ignore_case", "whole_words"]:
+            for keys in [100, 10_000, 100_000]:
+                case = {
+                    "corpus": str(path),
+                    "keys": keys,
+                    "options": {option: True} if option else {},
+                    "chars": len(path.read_text(encoding="utf-8")),
+                    "special_every": 0,
+                    "repeats": 5,
+                }
+                results = measure(pythons, case, args.rounds)
+                label = f"{corpus}, {keys:,} keys{', ' + option if option else ''}"
+                print(show(label, results), flush=True)
+                report.append({"case": case, "results": results})
+
+    print("\n2. One length-changing folding (ß, ﬁ) per 100 kB: 1 MB English, 10,000 keys")
+    english = str(CORPORA["English"])
+    for every in [0, 100_000]:
+        case = {
+            "corpus": english,
+            "keys": 10_000,
+            "options": {"ignore_case": True},
+            "chars": 1_000_000,
+            "special_every": every,
+            "repeats": 5,
+        }
+        results = measure(pythons, case, args.rounds)
+        label = "with ß and ﬁ" if every else "without"
+        print(show(f"ignore_case, {label}", results, unit="memory"), flush=True)
+        report.append({"case": case, "results": results})
+
+    print("\n3. Peak memory: 10 MB English, 100,000 keys, default options")
+    case = {
+        "corpus": english,
+        "keys": 100_000,
+        "options": {},
+        "chars": 10_000_000,
+        "special_every": 0,
+        "repeats": 1,
+    }
+    results = measure(pythons, case, 1)
+    print(show("10 MB, 100,000 keys", results, unit="memory"))
+    for python, result in zip(pythons, results, strict=True):
+        if "error" not in result:
+            print(f"    {python}: {float(result['setup_mib']):.0f} MiB before Replacer")  # type: ignore[arg-type]
+    report.append({"case": case, "results": results})
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
