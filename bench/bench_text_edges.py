@@ -17,6 +17,8 @@ Three parts:
 2. The cost of a few length-changing case foldings: 1 MB of English, 10,000 keys,
    ``ignore_case``, as it is and with one ``ß`` and one ``ﬁ`` in every 100 kB.
 3. Peak memory: 10 MB of English with 100,000 keys, default options.
+
+Parts 2 and 3 run with two key sets (`KEYSETS`).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import json
 import statistics
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
@@ -35,10 +38,16 @@ CORPORA = {
     "Japanese": CORPUS / "wagahai_wa_neko_de_aru.txt",
 }
 
+KEYSETS = ["drawn", "words"]
+"""``drawn``: words, phrases and prefixes drawn from the text (bench_text.py's keys);
+``words``: the text's words, most frequent first (then drawn phrases): a glossary, a
+match every few characters."""
+
 CHILD = r"""
-import hashlib, json, statistics, sys, time
+import collections, hashlib, json, re, statistics, sys, time
 sys.path.insert(0, BENCH)
 from bench_text import draw_keys
+import devutils.text
 from devutils.text import Replacer
 
 def hwm():
@@ -49,6 +58,11 @@ def hwm():
 
 corpus = open(CASE["corpus"], encoding="utf-8").read()
 mapping = draw_keys(corpus, CASE["keys"])
+if CASE["keyset"] == "words":  # every word of the text first, most frequent first
+    counts = collections.Counter(re.findall(r"\w+", corpus))
+    words = [word for word, _ in counts.most_common(CASE["keys"])]
+    words += [key for key in mapping if key not in counts][: CASE["keys"] - len(words)]
+    mapping = {word: f"<{i}>" for i, word in enumerate(words)}
 if CASE["options"].get("ignore_case"):  # keys equal under folding would conflict
     folded = {key.casefold(): key for key in reversed(list(mapping))}
     mapping = {key: mapping[key] for key in folded.values()}
@@ -72,6 +86,7 @@ print(json.dumps({
     "mb": len(text.encode()) / 1e6,
     "setup_mib": setup / 2**20,
     "peak_mib": hwm() / 2**20,
+    "module": devutils.text.__file__,
     "sha": hashlib.sha256(out.encode("utf-8", "surrogatepass")).hexdigest()[:12],
 }))
 """
@@ -79,8 +94,15 @@ print(json.dumps({
 
 def run_case(python: str, case: dict[str, object]) -> dict[str, object]:
     code = f"import json\nBENCH = {str(BENCH)!r}\nCASE = json.loads({json.dumps(case)!r})\n" + CHILD
+    # -P and a neutral working directory: the devutils imported is the one installed
+    # for *python*, never a checkout that happens to be the current directory.
     done = subprocess.run(
-        [python, "-c", code], capture_output=True, text=True, check=False, timeout=1800
+        [python, "-P", "-c", code],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=1800,
+        cwd=tempfile.gettempdir(),
     )
     if done.returncode != 0:
         return {"error": done.stderr.strip().splitlines()[-1] if done.stderr else "failed"}
@@ -132,7 +154,11 @@ def main() -> int:
     parser.add_argument("--json", type=Path, help="also write the results here")
     args = parser.parse_args()
     pythons = [sys.executable] + ([args.against] if args.against else [])
-    print(f"Interpreters: {', '.join(pythons)}; median of 5 replaces, {args.rounds} runs each")
+    print(f"median of 5 replaces, {args.rounds} runs each; devutils.text from:")
+    probe = {"corpus": str(CORPORA["English"]), "keys": 10, "options": {}, "chars": 10}
+    probe |= {"special_every": 0, "keyset": "drawn", "repeats": 1}
+    for python in pythons:
+        print(f"  {python}: {run_case(python, probe).get('module', 'error')}")
     report: list[dict[str, object]] = []
 
     print("\n1. Throughput, whole corpus (about 1 MB)")
@@ -145,6 +171,7 @@ def main() -> int:
                     "options": {option: True} if option else {},
                     "chars": len(path.read_text(encoding="utf-8")),
                     "special_every": 0,
+                    "keyset": "drawn",
                     "repeats": 5,
                 }
                 results = measure(pythons, case, args.rounds)
@@ -154,35 +181,40 @@ def main() -> int:
 
     print("\n2. One length-changing folding (ß, ﬁ) per 100 kB: 1 MB English, 10,000 keys")
     english = str(CORPORA["English"])
-    for every in [0, 100_000]:
-        case = {
-            "corpus": english,
-            "keys": 10_000,
-            "options": {"ignore_case": True},
-            "chars": 1_000_000,
-            "special_every": every,
-            "repeats": 5,
-        }
-        results = measure(pythons, case, args.rounds)
-        label = "with ß and ﬁ" if every else "without"
-        print(show(f"ignore_case, {label}", results, unit="memory"), flush=True)
-        report.append({"case": case, "results": results})
+    for keyset in KEYSETS:
+        for every in [0, 100_000]:
+            case = {
+                "corpus": english,
+                "keys": 10_000,
+                "options": {"ignore_case": True},
+                "chars": 1_000_000,
+                "special_every": every,
+                "keyset": keyset,
+                "repeats": 5,
+            }
+            results = measure(pythons, case, args.rounds)
+            label = f"{keyset} keys, {'with ß and ﬁ' if every else 'without'}"
+            print(show(f"ignore_case, {label}", results, unit="memory"), flush=True)
+            report.append({"case": case, "results": results})
 
     print("\n3. Peak memory: 10 MB English, 100,000 keys, default options")
-    case = {
-        "corpus": english,
-        "keys": 100_000,
-        "options": {},
-        "chars": 10_000_000,
-        "special_every": 0,
-        "repeats": 1,
-    }
-    results = measure(pythons, case, 1)
-    print(show("10 MB, 100,000 keys", results, unit="memory"))
-    for python, result in zip(pythons, results, strict=True):
-        if "error" not in result:
-            print(f"    {python}: {float(result['setup_mib']):.0f} MiB before Replacer")  # type: ignore[arg-type]
-    report.append({"case": case, "results": results})
+    for keyset in KEYSETS:
+        case = {
+            "corpus": english,
+            "keys": 100_000,
+            "options": {},
+            "chars": 10_000_000,
+            "special_every": 0,
+            "keyset": keyset,
+            "repeats": 1,
+        }
+        results = measure(pythons, case, 1)
+        print(show(f"{keyset} keys", results, unit="memory"))
+        for python, result in zip(pythons, results, strict=True):
+            if "error" not in result:
+                setup = float(result["setup_mib"])  # type: ignore[arg-type]
+                print(f"    {python}: {setup:.0f} MiB before Replacer")
+        report.append({"case": case, "results": results})
     if args.json:
         args.json.write_text(json.dumps(report, indent=1))
     return 0

@@ -8,7 +8,8 @@ again. Keys are literal text: regex metacharacters and backslashes mean themselv
 `Replacer` finds the matches with one of the three engines of `devutils.textsearch`,
 picked per text (``engine=`` forces one, for tests and benchmarks; all give identical
 results): a `re` pattern for a few keys on a short text, and for case-sensitive whole
-words on ASCII text; Aho-Corasick for everything else. Long texts are searched in
+words on text where stdlib `re`'s word characters are Unicode's (no combining marks,
+superscripts or emoji); Aho-Corasick for everything else. Long texts are searched in
 windows of `WINDOW` characters, so memory holds the input, the output and one window's
 matches, never every match at once. `StreamReplacer` replaces text fed in pieces.
 """
@@ -60,7 +61,8 @@ _SHORT: Final = 2000
 """...for texts shorter than this; longer texts use Aho-Corasick (measured in bench/)."""
 _TRIE_MAX: Final = 500
 """Case-sensitive ``whole_words`` mappings up to this size use a trie-shaped `re` pattern
-on ASCII text: 2x the automaton's throughput at 100 English keys (docs/text.md)."""
+where stdlib `re`'s word characters are Unicode's: 2x to 4x the automaton's throughput
+at 100 keys (bench/bench_text_edges.py)."""
 _CACHE_SIZE: Final = 32
 
 
@@ -245,7 +247,7 @@ class Replacer:
     _mapping: Mapping[str, Replacement]
     _max_length: int
     _pattern: PatternSearch | None
-    _pattern_when: Literal["always", "short", "ascii", "never"]
+    _pattern_when: Literal["always", "short", "words", "never"]
     _plain: bool
     _preserve_case: bool
     _repl: Callable[[Any], str]
@@ -296,7 +298,7 @@ class Replacer:
             if not whole and len(keys) <= _SMALL:
                 pattern, when = PatternSearch(keys, whole_words=False, unicode=False), "short"
             elif whole and len(keys) <= _TRIE_MAX:
-                pattern, when = PatternSearch(keys, whole_words=True, unicode=False), "ascii"
+                pattern, when = PatternSearch(keys, whole_words=True, unicode=False), "words"
         init(self, "_pattern", pattern)
         init(self, "_pattern_when", when)
         automaton = None
@@ -521,7 +523,7 @@ class Replacer:
         when, pattern = self._pattern_when, self._pattern
         if when == "short":
             return stop - start < _SHORT
-        if when == "ascii":
+        if when == "words":
             return pattern is not None and pattern.exact_on(text, start, stop)
         return when == "always"
 

@@ -93,11 +93,36 @@ def is_word_char(char: str) -> bool:
     return _is_word(char)
 
 
-def _is_ascii(text: str, start: int, stop: int) -> bool:
-    """Whether ``text[start:stop]`` and the characters on either side are ASCII."""
+@functools.cache
+def _stdlib_differs() -> re.Pattern[str]:
+    """Finds a character whose stdlib `re` ``\\w`` (``str.isalnum()`` or ``_``) differs
+    from Unicode's: a combining mark, a superscript or fraction, a circled letter. Every
+    such character of the Basic Multilingual Plane is found by asking both once (about
+    40 ms); every character beyond it counts as one, to be safe."""
+    chars = [
+        code
+        for code in range(0x80, 0x10000)
+        if chr(code).isalnum() != _is_word(chr(code))  # (both agree on "_")
+    ]
+    ranges: list[list[int]] = []
+    for code in chars:
+        if ranges and ranges[-1][1] == code - 1:
+            ranges[-1][1] = code
+        else:
+            ranges.append([code, code])
+    body = "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in ranges)
+    return re.compile(f"[{body}\U00010000-\U0010ffff]")
+
+
+def _stdlib_words_agree(text: str, start: int, stop: int) -> bool:
+    """Whether stdlib `re`'s word characters are Unicode's on ``text[start:stop]`` and
+    the characters on either side (always so on ASCII)."""
     if start == 0 and stop == len(text):
-        return text.isascii()
-    return text[max(start - 1, 0) : stop + 1].isascii()
+        if text.isascii():
+            return True
+    elif text[max(start - 1, 0) : stop + 1].isascii():
+        return True
+    return _stdlib_differs().search(text, max(start - 1, 0), stop + 1) is None
 
 
 def _by_segments(search: Any, text: str, start: int, stop: int) -> list[Span]:
@@ -124,9 +149,10 @@ class PatternSearch:
     """The ``"re"`` engine: a longest-first alternation, or for whole words a trie-shaped
     pattern between word-boundary lookarounds.
 
-    With *unicode* False it is stdlib `re`, whose ``\\w`` is Unicode's on ASCII text only:
-    `applies` then says whether a text is such. With *unicode* True it is the `regex`
-    package (slower: a third of stdlib `re`'s speed at 100 whole-word keys).
+    With *unicode* False it is stdlib `re`, whose ``\\w`` differs from Unicode's on a few
+    characters (combining marks, superscripts): `exact_on` then says whether a text
+    holds none. With *unicode* True it is the `regex` package (slower: a third of stdlib
+    `re`'s speed at 100 whole-word keys).
     """
 
     def __init__(self, keys: list[str], *, whole_words: bool, unicode: bool) -> None:
@@ -144,7 +170,7 @@ class PatternSearch:
 
     def exact_on(self, text: str, start: int, stop: int) -> bool:
         """Whether this pattern gives the exact answer on ``text[start:stop]``."""
-        return not self.whole_words or self.unicode or _is_ascii(text, start, stop)
+        return not self.whole_words or self.unicode or _stdlib_words_agree(text, start, stop)
 
     def spans(self, text: str, start: int, stop: int) -> list[Span]:
         index = self.index

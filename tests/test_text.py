@@ -188,6 +188,14 @@ def test_options_must_be_bool() -> None:
         Replacer({"a": "b"}, ignore_case=1)  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("option", ["ignore_case", "whole_words", "preserve_case"])
+def test_options_are_checked_even_when_the_cache_holds_the_mapping(option: str) -> None:
+    mapping = {"a": "x"}
+    multi_replace("A", mapping, **{option: True})  # now cached (1 == True as a dict key)
+    with pytest.raises(TypeError, match=f"{option} must be a bool, got int 1"):
+        multi_replace("A", mapping, **{option: 1})  # type: ignore[arg-type]
+
+
 def test_empty_key_is_refused() -> None:
     with pytest.raises(ValueError, match="mapping keys must be non-empty"):
         multi_replace("a", {"": "b"})
@@ -426,7 +434,7 @@ SCRIPT_CHARS = (
     "Straße STRASSE ẞ"
     "ﬁnd ﬀ ŉ İı"
     "👨\u200d👩\u200d👧 👍🏽"
-    " .,-_"
+    " .,-_½²Ⓐ‿"
     "\udcff\U0010fffd\U0010ff00"
 )
 script_text = st.text(st.sampled_from(sorted(set(SCRIPT_CHARS))), max_size=24)
@@ -542,6 +550,24 @@ def test_whole_words_never_split_marks_or_joined_sequences(
 ) -> None:
     for name in ENGINES:
         assert Replacer(mapping, whole_words=True, engine=name)(text) == expected
+
+
+def test_whole_words_decide_every_character_of_the_bmp_as_unicode_does() -> None:
+    # Each character after and before a key: the key matches exactly where the character
+    # is not a word character for `regex` (on every engine "auto" may pick).
+    chars = [chr(code) for code in range(0x10000) if not 0xD800 <= code <= 0xDFFF]
+    after = Replacer({"a": "X"}, whole_words=True)
+    before = Replacer({"b": "Y"}, whole_words=True)
+    wrong = [
+        char
+        for char in chars
+        if after(f"a{char}") != ("a" if UNICODE_WORD.match(char) else "X") + char
+        or before(f"{char}b") != char + ("b" if UNICODE_WORD.match(char) else "Y")
+    ]
+    assert wrong == []
+    text = " ".join(f"a{char}" for char in chars)  # one long text: the automaton's turn
+    expected = " ".join(("a" if UNICODE_WORD.match(c) else "X") + c for c in chars)
+    assert after(text) == expected
 
 
 def test_case_folding_is_full_and_never_splits_a_character() -> None:
