@@ -8,6 +8,9 @@
 
 A date value is any `datetime.date` instance (so `datetime.datetime`,
 ``pandas.Timestamp`` and pendulum objects work); nothing is parsed from strings.
+Every function also takes whole columns (numpy ``datetime64`` arrays, pandas Series and
+DatetimeIndex, polars Series) and answers row by row, vectorized: see
+`devutils.datecolumns` for what they hold and give back.
 A plain date next to a naive datetime counts as midnight. Aware datetimes are ordered
 by their instants (a repeated DST hour's ``fold`` respected) and counted on the start's
 own wall clock: the end as ``end.astimezone(start.tzinfo)`` shows it, also where that
@@ -20,7 +23,16 @@ from __future__ import annotations
 import operator
 from collections.abc import Iterator
 from datetime import MAXYEAR, MINYEAR, date, datetime, time, timedelta
-from typing import TypeVar
+from types import ModuleType
+from typing import Any, TypeAlias, TypeVar, overload
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: the constant is all that is needed
+if TYPE_CHECKING:
+    import numpy
+    import pandas
+    import polars
+
+    Column: TypeAlias = numpy.ndarray[Any, Any] | pandas.Series | pandas.Index | polars.Series
 
 __all__ = [
     "DateRangeError",
@@ -161,6 +173,13 @@ def _pair(start: object, end: object) -> tuple[Wall, Wall, int]:
     return s_wall, e_wall, (e_wall > s_wall) - (e_wall < s_wall)
 
 
+def _columns(*values: object) -> ModuleType | None:
+    """`devutils.datecolumns` if one of *values* is a column (imported only then)."""
+    from devutils import datecolumns
+
+    return datecolumns if any(map(datecolumns.is_column, values)) else None
+
+
 def _check_int(name: str, value: object) -> int:
     if isinstance(value, bool) or not hasattr(value, "__index__"):
         msg = f"{name} must be an int, got {type(value).__name__} {value!r}"
@@ -168,7 +187,11 @@ def _check_int(name: str, value: object) -> int:
     return operator.index(value)
 
 
-def count_months(start: date, end: date) -> int:
+@overload
+def count_months(start: date, end: date) -> int: ...
+@overload
+def count_months(start: Column | date, end: Column | date) -> Any: ...
+def count_months(start: Any, end: Any) -> Any:
     """Return how many calendar months contain a day of the closed range [start, end].
 
     O(1): ``(end.year - start.year) * 12 + (end.month - start.month) + 1``.
@@ -197,6 +220,8 @@ def count_months(start: date, end: date) -> int:
             msg = f"end must not be before start, got start={start!r}, end={end!r}"
             raise ValueError(msg)
         return (end.year - start.year) * _MONTHS + (end.month - start.month) + 1
+    if not (isinstance(start, date) and isinstance(end, date)) and (cols := _columns(start, end)):
+        return cols.count_months(start, end)
     s, e, order = _pair(start, end)
     if order < 0:
         msg = f"end must not be before start, got start={start!r}, end={end!r}"
@@ -206,7 +231,11 @@ def count_months(start: date, end: date) -> int:
     return abs((e[0] - s[0]) * _MONTHS + (e[1] - s[1])) + 1
 
 
-def months_between(start: date, end: date) -> int:
+@overload
+def months_between(start: date, end: date) -> int: ...
+@overload
+def months_between(start: Column | date, end: Column | date) -> Any: ...
+def months_between(start: Any, end: Any) -> Any:
     """Return the whole months elapsed from *start* to *end* (negative if *end* is earlier).
 
     Exactly ``relativedelta(end, start).years * 12 + .months``: a month has elapsed
@@ -229,6 +258,8 @@ def months_between(start: date, end: date) -> int:
         >>> months_between(date(2024, 3, 1), date(2024, 1, 31))
         -1
     """
+    if not (isinstance(start, date) and isinstance(end, date)) and (cols := _columns(start, end)):
+        return cols.months_between(start, end)
     s, e, order = _pair(start, end)
     if (order >= 0) != (e >= s):  # a DST shift set the wall clock back: under two hours
         return 0
@@ -243,7 +274,11 @@ def months_between(start: date, end: date) -> int:
     return months
 
 
-def add_months(d: D, n: int) -> D:
+@overload
+def add_months(d: D, n: int) -> D: ...
+@overload
+def add_months(d: Column | date, n: Column | int) -> Any: ...
+def add_months(d: Any, n: Any) -> Any:
     """Return *d* moved by *n* months, clamped to the target month's last day.
 
     Keeps the type of *d* and its time, tzinfo and fold (Rails ``date >> n``;
@@ -268,6 +303,11 @@ def add_months(d: D, n: int) -> D:
         ...
         TypeError: n must be an int, got float 1.0
     """
+    if (not isinstance(d, date) or hasattr(n, "__len__")) and (cols := _columns(d, n)):
+        try:
+            return cols.add_months(d, n)
+        except OverflowError as exc:
+            raise DateRangeError(str(exc)) from None
     _check_date("d", d)
     n = _check_int("n", n)
     total = d.year * _MONTHS + (d.month - 1) + n
@@ -339,7 +379,11 @@ def days_in_month(year: int, month: int) -> int:
     return _dim(year, month)
 
 
-def month_start(d: D) -> D:
+@overload
+def month_start(d: D) -> D: ...
+@overload
+def month_start(d: Column) -> Any: ...
+def month_start(d: Any) -> Any:
     """Return the first moment of *d*'s month: day 1 (a datetime: at 00:00, fold 0).
 
     Keeps the type and tzinfo of *d*.
@@ -351,6 +395,8 @@ def month_start(d: D) -> D:
         >>> month_start(datetime(2024, 2, 17, 13, 30))
         datetime.datetime(2024, 2, 1, 0, 0)
     """
+    if not isinstance(d, date) and (cols := _columns(d)):
+        return cols.month_start(d)
     _check_date("d", d)
     if isinstance(d, datetime):
         moved = d.replace(day=1, hour=0, minute=0, second=0, microsecond=0, fold=0)
@@ -358,7 +404,11 @@ def month_start(d: D) -> D:
     return d.replace(day=1)
 
 
-def month_end(d: D) -> D:
+@overload
+def month_end(d: D) -> D: ...
+@overload
+def month_end(d: Column) -> Any: ...
+def month_end(d: Any) -> Any:
     """Return the last moment of *d*'s month.
 
     A date gives the last day. A datetime gives the last representable moment of
@@ -374,6 +424,8 @@ def month_end(d: D) -> D:
         >>> month_end(datetime(2023, 2, 17, 13, 30))
         datetime.datetime(2023, 2, 28, 23, 59, 59, 999999)
     """
+    if not isinstance(d, date) and (cols := _columns(d)):
+        return cols.month_end(d)
     _check_date("d", d)
     last = _dim(d.year, d.month)
     if isinstance(d, datetime):

@@ -165,9 +165,9 @@ def test_non_dates_are_type_errors(function: object, bad: object) -> None:
 def test_helpers_refuse_non_dates(bad: object) -> None:
     for function in (month_start, month_end):
         with pytest.raises(TypeError, match=r"d must be a datetime\.date"):
-            function(bad)  # type: ignore[type-var]
+            function(bad)  # type: ignore[call-overload]
     with pytest.raises(TypeError, match=r"d must be a datetime\.date"):
-        add_months(bad, 1)  # type: ignore[type-var]
+        add_months(bad, 1)  # type: ignore[call-overload]
     with pytest.raises(TypeError, match=r"start must be a datetime\.date"):
         iter_months(bad, date(2024, 1, 1))  # type: ignore[arg-type]
 
@@ -191,7 +191,7 @@ def test_naive_mixed_with_aware() -> None:
 @pytest.mark.parametrize("n", [1.0, 1.5, True, False, "1", None])
 def test_add_months_refuses_non_int(n: object) -> None:
     with pytest.raises(TypeError, match=r"n must be an int, got " + re.escape(type(n).__name__)):
-        add_months(date(2024, 1, 1), n)  # type: ignore[arg-type]
+        add_months(date(2024, 1, 1), n)  # type: ignore[call-overload]
 
 
 @pytest.mark.parametrize(
