@@ -304,6 +304,9 @@ class Replacer:
         automaton = None
         if keys and engine in ("auto", "automaton") and not holds_internal(keys):
             automaton = AutomatonSearch(keys, whole_words=whole, ignore_case=self._ignore_case)
+            # The automaton's spans may name a key's other spelling: give it that key's value.
+            spelled = [self._values[owner] for owner in automaton.owners[len(keys) :]]
+            init(self, "_values", self._values + spelled)
         init(self, "_automaton", automaton)
         eager = bool(keys) and automaton is None and when != "always"
         exact = ExactSearch(keys, whole_words=whole, ignore_case=self._ignore_case, eager=eager)

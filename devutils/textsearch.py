@@ -267,11 +267,11 @@ def spellings(key: str, limit: int = SPELLINGS_MAX) -> list[str] | None:
     return ending[-1]
 
 
-def fold_one_to_one(text: str) -> str | None:
+def fold_one_to_one(text: str, folded: str | None = None) -> str | None:
     """*text* case-folded, one character for one: each character that folds to several
     becomes its folding's placeholder (None if a character outside the known blocks
-    folds to several)."""
-    folded = text.casefold()
+    folds to several). *folded* is ``text.casefold()``, where the caller has it."""
+    folded = text.casefold() if folded is None else folded
     if len(folded) == len(text):  # every character folded to one
         return folded
     foldings = _foldings()
@@ -318,30 +318,27 @@ class AutomatonSearch:
         self.automaton = _leftmost_longest(self.searched)
         self.complete = True
         """Whether every key's spellings with placeholders are listed (`SPELLINGS_MAX`)."""
-        self.spelled = self.searched
-        """Every spelling of every searched key, for texts with multi-character foldings."""
-        self.owners: list[int] | None = None
-        """The key of each spelling (None: one spelling per key)."""
-        if ignore_case:
-            spelled: list[str] = []
-            owners: list[int] = []
-            for index, key in enumerate(self.searched):
-                listed = spellings(key)
-                if listed is None:
-                    self.complete = False
-                    listed = [key]
-                spelled += listed
-                owners += [index] * len(listed)
-            if len(spelled) > len(self.searched):
-                self.spelled, self.owners = spelled, owners
-        self.markers = [_marker_count(key) for key in self.searched] if whole_words else []
-        """The markers inside each key (whole words; its spellings hold as many)."""
+        self.spelled = list(self.searched)
+        """Every key, then every other spelling of one, for texts with multi-character
+        foldings. A span's key index may be a spelling's (at or past ``len(keys)``)."""
+        self.owners = list(range(len(keys)))
+        """The key of each spelling."""
+        for index, key in enumerate(self.searched if ignore_case else ()):
+            listed = spellings(key)
+            if listed is None:
+                self.complete = False
+                continue
+            others = [spelling for spelling in listed if spelling != key]
+            self.spelled += others
+            self.owners += [index] * len(others)
+        self.markers = [_marker_count(key) for key in self.spelled] if whole_words else []
+        """The markers inside each spelling (whole words)."""
 
     @functools.cached_property
     def spelled_automaton(self) -> ahocorasick_rs.AhoCorasick:
         """The automaton of every spelling: built when a text first has a character that
         folds to several, so that texts without one pay nothing for them."""
-        if self.owners is None:
+        if len(self.spelled) == len(self.searched):
             return self.automaton
         return _leftmost_longest(self.spelled)
 
@@ -360,19 +357,16 @@ class AutomatonSearch:
         haystack = piece
         if self.whole_words:
             haystack = mark_words(piece, word_before=start > 0 and _is_word(text[start - 1]))
-        automaton, owners = self.automaton, None
+        automaton = self.automaton
         if self.ignore_case:
             folded = haystack.casefold()
             if len(folded) != len(haystack):  # "ß" -> "ss": placeholders keep it 1 to 1
-                one_to_one = fold_one_to_one(haystack) if self.complete else None
+                one_to_one = fold_one_to_one(haystack, folded) if self.complete else None
                 if one_to_one is None:
                     raise _NotHere
-                folded = one_to_one
-                automaton, owners = self.spelled_automaton, self.owners
+                folded, automaton = one_to_one, self.spelled_automaton
             haystack = folded
         found = automaton.find_matches_as_indexes(haystack)
-        if owners is not None:
-            found = [(owners[key], begin, end) for key, begin, end in found]
         if not self.whole_words:
             return found
         # Positions in the marked text, less the markers before each match (counted
