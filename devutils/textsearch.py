@@ -12,8 +12,8 @@ Every engine answers the same question, ``spans(text, start, stop)``: the leftmo
   in it; for ``ignore_case`` it is case-folded first, with each character that folds to
   several (``"ß"`` -> ``"ss"``) standing as one placeholder that the keys' spellings with
   those characters match (a second automaton, built when a text first needs it). It
-  hands a text that holds its markers and placeholders (U+10FF00..U+10FFFF, private use)
-  to the exact engine.
+  hands a text that holds its markers (U+0002 and U+0003, control characters) or
+  placeholders (U+10FF00..U+10FFFF, private use) to the exact engine.
 * `ExactSearch` (``"exact"``): every overlapping occurrence, filtered and resolved
   leftmost-longest in Python: the slow, obviously correct path.
 
@@ -38,10 +38,10 @@ SPELLINGS_MAX: Final = 64
 """Spellings of one key with placeholders beyond which texts with multi-character
 foldings go to the exact engine."""
 _PRIVATE_FIRST: Final = 0x10FF00
-_START: Final = "\U0010fffd"
-_END: Final = "\U0010fffc"
+_START: Final = "\x02"
+_END: Final = "\x03"
 """Markers of the gaps where a whole word may start or end (see `mark_words`)."""
-INTERNAL: Final = re.compile("[\U0010ff00-\U0010ffff]")
+INTERNAL: Final = re.compile("[\x02\x03\U0010ff00-\U0010ffff]")
 """Finds the characters the automaton uses as markers and placeholders."""
 SURROGATES: Final = re.compile("[\ud800-\udfff]+")
 
@@ -58,6 +58,7 @@ def _word_pattern() -> Any:
     return regex.compile(r"\w")
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def _is_word(char: str) -> bool:
     return _word_pattern().match(char) is not None
 
@@ -352,7 +353,7 @@ class AutomatonSearch:
     def _spans(self, text: str, start: int, stop: int) -> list[Span]:
         piece = text if start == 0 and stop == len(text) else text[start:stop]
         folds_or_marks = self.whole_words or self.ignore_case
-        if folds_or_marks and not piece.isascii() and INTERNAL.search(piece):
+        if folds_or_marks and _holds_internal(piece):
             raise _NotHere
         haystack = piece
         if self.whole_words:
@@ -382,6 +383,14 @@ class AutomatonSearch:
             append((key, first, end - removed))
             previous = end
         return spans
+
+
+def _holds_internal(piece: str) -> bool:
+    """Whether *piece* holds the automaton's markers or placeholders (two C-speed scans
+    for the markers; a regex search only for non-ASCII text)."""
+    if _START in piece or _END in piece:
+        return True
+    return not piece.isascii() and INTERNAL.search(piece) is not None
 
 
 def _leftmost_longest(keys: list[str]) -> ahocorasick_rs.AhoCorasick:

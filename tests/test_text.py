@@ -435,7 +435,7 @@ SCRIPT_CHARS = (
     "ﬁnd ﬀ ŉ İı"
     "👨\u200d👩\u200d👧 👍🏽"
     " .,-_½²Ⓐ‿"
-    "\udcff\U0010fffd\U0010ff00"
+    "\udcff\x02\x03\U0010fffd\U0010ff00"
 )
 script_text = st.text(st.sampled_from(sorted(set(SCRIPT_CHARS))), max_size=24)
 script_keys = st.text(
@@ -602,9 +602,9 @@ def test_a_key_with_a_lone_surrogate_is_refused() -> None:
         Replacer({"a\udcff": "x"})
 
 
+@pytest.mark.parametrize("marker", ["\x02", "\x03", "\U0010fffd", "\U0010ff00"])
 @pytest.mark.parametrize("name", ENGINES)
-def test_private_use_characters_in_text_keys_and_values(name: Engine) -> None:
-    marker = "\U0010fffd"
+def test_the_automatons_own_characters_in_text_keys_and_values(name: Engine, marker: str) -> None:
     mapping = {"a" + marker: marker, "b": marker + "c"}
     assert Replacer(mapping, whole_words=True, engine=name)(f"a{marker} b {marker}b") == (
         f"{marker} {marker}c {marker}{marker}c"
