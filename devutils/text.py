@@ -31,6 +31,8 @@ from devutils.textsearch import (
     Span,
     holds_internal,
     is_word_char,
+    unmark,
+    unmarked_length,
 )
 
 __all__ = [
@@ -228,6 +230,7 @@ class Replacer:
         "_ignore_case",
         "_keys",
         "_mapping",
+        "_marked",
         "_max_length",
         "_pattern",
         "_pattern_when",
@@ -245,6 +248,7 @@ class Replacer:
     _ignore_case: bool
     _keys: list[str]
     _mapping: Mapping[str, Replacement]
+    _marked: bool
     _max_length: int
     _pattern: PatternSearch | None
     _pattern_when: Literal["always", "short", "words", "never"]
@@ -308,6 +312,9 @@ class Replacer:
             spelled = [self._values[owner] for owner in automaton.owners[len(keys) :]]
             init(self, "_values", self._values + spelled)
         init(self, "_automaton", automaton)
+        # Whole words may be replaced in the marked text if no value holds a marker.
+        values = self._values
+        init(self, "_marked", whole and self._plain and not holds_internal(values))  # type: ignore[arg-type]
         eager = bool(keys) and automaton is None and when != "always"
         exact = ExactSearch(keys, whole_words=whole, ignore_case=self._ignore_case, eager=eager)
         init(self, "_exact", exact)
@@ -401,13 +408,18 @@ class Replacer:
             return pattern.pattern.subn(self._repl, text)  # type: ignore[no-any-return]
         parts: list[str] = []
         position = count = 0
-        for base, spans in self._windows(text, 0):
-            if spans:
+        for base, spans, marked in self._windows(text, 0, marked=self._marked):
+            if not spans:
+                continue
+            parts.append(text[position:base])
+            if marked is None:
                 end = spans[-1][2]
-                parts.append(text[position:base])
                 parts.append(self._assemble(text[base : base + end] if base else text, spans))
-                position = base + end
-                count += len(spans)
+            else:  # whole words: replaced in the marked piece, then the markers removed
+                end = unmarked_length(marked, spans[-1][2])
+                parts.append(unmark(self._assemble(marked, spans)))
+            position = base + end
+            count += len(spans)
         if not count:
             return text, 0
         parts.append(text[position:])
@@ -434,7 +446,7 @@ class Replacer:
         return self._matches(text, _check_pos(pos, text))
 
     def _matches(self, text: str, pos: int) -> Iterator[tuple[int, int, str]]:
-        for base, spans in self._windows(text, pos):
+        for base, spans, _ in self._windows(text, pos):
             for key_index, start, end in spans:
                 start, end = base + start, base + end  # noqa: PLW2901
                 yield start, end, self._value_for(key_index, text[start:end])
@@ -530,10 +542,16 @@ class Replacer:
             return pattern is not None and pattern.exact_on(text, start, stop)
         return when == "always"
 
-    def _windows(self, text: str, pos: int) -> Iterator[tuple[int, list[Span]]]:
+    def _windows(
+        self, text: str, pos: int, *, marked: bool = False
+    ) -> Iterator[tuple[int, list[Span], str | None]]:
         """The leftmost-longest ``(key_index, start, end)`` of ``text[pos:]``, one list
         per window of `WINDOW` characters, each with the window's start (its positions'
-        origin: shifting every span would cost more than the search).
+        origin: shifting every span would cost more than the search) and None.
+
+        With *marked* (whole words, plain values), a window the automaton searches comes
+        instead with its piece marked (`AutomatonSearch.marked`) and the spans in that
+        piece's positions, to be replaced there and unmarked.
 
         A window's search reaches `max_match_length` characters past its end, so every
         match that starts in it is whole and checked against the character after it; the
@@ -546,23 +564,36 @@ class Replacer:
         while pos < length:
             stop = pos + WINDOW
             if stop + keep >= length:
-                yield pos, self._spans(text, pos, length)
+                yield (pos, *self._spans(text, pos, length, marked=marked))
                 return
-            spans = self._spans(text, pos, stop + keep)
-            cut = bisect.bisect_left(spans, WINDOW, key=lambda span: span[1])
-            yield pos, spans[:cut]
-            pos = max(stop, pos + spans[cut - 1][2]) if cut else stop
+            spans, piece = self._spans(text, pos, stop + keep, marked=marked)
+            window = WINDOW
+            if piece is not None:  # WINDOW marked characters (at least one of the text's)
+                while not (covered := unmarked_length(piece, window)):
+                    window += WINDOW
+                stop = pos + covered
+            cut = bisect.bisect_left(spans, window, key=lambda span: span[1])
+            end = spans[cut - 1][2] if cut else 0
+            if piece is not None:
+                end = unmarked_length(piece, end)
+            yield pos, spans[:cut], piece
+            pos = max(stop, pos + end)
 
-    def _spans(self, text: str, start: int, stop: int) -> list[Span]:
+    def _spans(
+        self, text: str, start: int, stop: int, *, marked: bool = False
+    ) -> tuple[list[Span], str | None]:
         """Leftmost-longest ``(key_index, start, end)`` in ``text[start:stop]``, in that
-        piece's positions, with ``text[start - 1]`` as the context before."""
+        piece's positions, with ``text[start - 1]`` as the context before; and None, or
+        with *marked* the marked piece the spans are in (see `_windows`)."""
         if self._pattern is not None and self._pattern_applies(text, start, stop):
-            return self._pattern.spans(text, start, stop)
+            return self._pattern.spans(text, start, stop), None
         if self._automaton is not None:
+            if marked and (found := self._automaton.marked(text, start, stop)) is not None:
+                return found[1], found[0]
             spans = self._automaton.spans(text, start, stop)
             if spans is not None:
-                return spans
-        return self._exact.spans(text, start, stop)
+                return spans, None
+        return self._exact.spans(text, start, stop), None
 
 
 def _dict_repl(table: dict[str, str]) -> Callable[[re.Match[str]], str]:

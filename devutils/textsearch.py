@@ -29,7 +29,15 @@ from typing import Any, Final
 
 import ahocorasick_rs
 
-__all__ = ["AutomatonSearch", "ExactSearch", "PatternSearch", "Span", "is_word_char"]
+__all__ = [
+    "AutomatonSearch",
+    "ExactSearch",
+    "PatternSearch",
+    "Span",
+    "is_word_char",
+    "unmark",
+    "unmarked_length",
+]
 
 Span = tuple[int, int, int]
 """``(key_index, start, end)`` of one match, *start* and *end* in the searched piece."""
@@ -350,24 +358,20 @@ class AutomatonSearch:
         except _NotHere:
             return None
 
+    def marked(self, text: str, start: int, stop: int) -> tuple[str, list[Span]] | None:
+        """For whole words: ``text[start:stop]`` with its word gaps marked, and the spans
+        in the marked piece's positions; None where `spans` must answer instead (lone
+        surrogates) or only the exact engine can. `unmark` removes the markers again:
+        replacing in the marked piece and then unmarking it costs less than translating
+        every span's positions (`spans`), which takes a Python loop per match."""
+        try:
+            marked, _, found = self._find(text, start, stop)
+        except (_NotHere, UnicodeEncodeError):
+            return None
+        return marked, found
+
     def _spans(self, text: str, start: int, stop: int) -> list[Span]:
-        piece = text if start == 0 and stop == len(text) else text[start:stop]
-        folds_or_marks = self.whole_words or self.ignore_case
-        if folds_or_marks and _holds_internal(piece):
-            raise _NotHere
-        haystack = piece
-        if self.whole_words:
-            haystack = mark_words(piece, word_before=start > 0 and _is_word(text[start - 1]))
-        automaton = self.automaton
-        if self.ignore_case:
-            folded = haystack.casefold()
-            if len(folded) != len(haystack):  # "ß" -> "ss": placeholders keep it 1 to 1
-                one_to_one = fold_one_to_one(haystack, folded) if self.complete else None
-                if one_to_one is None:
-                    raise _NotHere
-                folded, automaton = one_to_one, self.spelled_automaton
-            haystack = folded
-        found = automaton.find_matches_as_indexes(haystack)
+        _, haystack, found = self._find(text, start, stop)
         if not self.whole_words:
             return found
         # Positions in the marked text, less the markers before each match (counted
@@ -383,6 +387,35 @@ class AutomatonSearch:
             append((key, first, end - removed))
             previous = end
         return spans
+
+    def _find(self, text: str, start: int, stop: int) -> tuple[str, str, list[Span]]:
+        """The piece (marked for whole words), the haystack searched (that, case-folded
+        for ignore_case) and the spans in it."""
+        piece = text if start == 0 and stop == len(text) else text[start:stop]
+        folds_or_marks = self.whole_words or self.ignore_case
+        if folds_or_marks and _holds_internal(piece):
+            raise _NotHere
+        if self.whole_words:
+            piece = mark_words(piece, word_before=start > 0 and _is_word(text[start - 1]))
+        haystack, automaton = piece, self.automaton
+        if self.ignore_case:
+            haystack = piece.casefold()
+            if len(haystack) != len(piece):  # "ß" -> "ss": placeholders keep it 1 to 1
+                one_to_one = fold_one_to_one(piece, haystack) if self.complete else None
+                if one_to_one is None:
+                    raise _NotHere
+                haystack, automaton = one_to_one, self.spelled_automaton
+        return piece, haystack, automaton.find_matches_as_indexes(haystack)
+
+
+def unmark(marked: str) -> str:
+    """A piece marked by `mark_words` without its markers."""
+    return marked.replace(_START, "").replace(_END, "")
+
+
+def unmarked_length(marked: str, end: int) -> int:
+    """How many characters of the text ``marked[:end]`` holds (its markers left out)."""
+    return end - marked.count(_START, 0, end) - marked.count(_END, 0, end)
 
 
 def _holds_internal(piece: str) -> bool:

@@ -534,6 +534,20 @@ def test_a_match_across_windows_is_taken_once(
             assert replaced_by_matches(replacer, text) == expected, name
 
 
+@pytest.mark.parametrize("window", [1, 2, 3, 5])
+def test_whole_words_across_windows_of_the_marked_text(window: int) -> None:
+    # The automaton replaces whole words in the text with its word gaps marked: the
+    # windows' ends must still be counted in the text's own characters.
+    text = "x y, x yy x-y x " * 5
+    mapping = {"x": "1", "y": "2", "x y": "3"}
+    expected = unicode_reference(text, mapping, whole_words=True)
+    with mock.patch("devutils.text.WINDOW", window):
+        for name in ENGINES:
+            replacer = Replacer(mapping, whole_words=True, engine=name)
+            assert replacer(text) == expected, name
+            assert replaced_by_matches(replacer, text) == expected, name
+
+
 @pytest.mark.parametrize(
     ("text", "mapping", "expected"),
     [
