@@ -385,9 +385,9 @@ def test_a_file_named_twice_is_rewritten_once(tmp_path: Path, cli: Cli) -> None:
 WORDS = [f"w{a}{b}{c}" for a in "abcdefgh" for b in "abcdefgh" for c in "abcdefgh"]  # 512
 
 
-def slow_inputs(folder: Path, files: int = 6, words: int = 300_000) -> tuple[list[Path], Path]:
+def slow_inputs(folder: Path, files: int = 6, words: int = 600_000) -> tuple[list[Path], Path]:
     """*files* files of random words and a map that upper-cases every word: rewriting
-    one with ``--chunk-size 4096 -w`` takes about a second here."""
+    one with ``--chunk-size 4096 -w`` takes about 1.5 s here."""
     import random
 
     rng = random.Random(0)
@@ -493,7 +493,7 @@ def test_sigint_in_stdout_mode_removes_the_spool(tmp_path: Path) -> None:
     folder, temporary = tmp_path / "files", tmp_path / "tmp"
     folder.mkdir()
     temporary.mkdir()
-    paths, table = slow_inputs(folder, files=4)
+    paths, table = slow_inputs(folder, files=8)
     process = devutils_replace(
         ["-j", "2", *map(str, paths)],
         table,
