@@ -546,12 +546,9 @@ class Replacer:
         self, text: str, pos: int, *, marked: bool = False
     ) -> Iterator[tuple[int, list[Span], str | None]]:
         """The leftmost-longest ``(key_index, start, end)`` of ``text[pos:]``, one list
-        per window of `WINDOW` characters, each with the window's start (its positions'
-        origin: shifting every span would cost more than the search) and None.
-
-        With *marked* (whole words, plain values), a window the automaton searches comes
-        instead with its piece marked (`AutomatonSearch.marked`) and the spans in that
-        piece's positions, to be replaced there and unmarked.
+        per window of `WINDOW` characters, with the window's start (the spans' origin:
+        shifting every span costs more than the search) and None; or with *marked*, for
+        a window the automaton searched, its marked piece that the spans are in.
 
         A window's search reaches `max_match_length` characters past its end, so every
         match that starts in it is whole and checked against the character after it; the
@@ -603,20 +600,12 @@ def _dict_repl(table: dict[str, str]) -> Callable[[re.Match[str]], str]:
     return repl
 
 
-def _rebuild(
-    mapping: dict[str, Replacement],
-    ignore_case: bool,
-    whole_words: bool,
-    preserve_case: bool,
-    engine: Engine = "auto",
-) -> Replacer:
-    return Replacer(
-        mapping,
-        ignore_case=ignore_case,
-        whole_words=whole_words,
-        preserve_case=preserve_case,
-        engine=engine,
-    )
+_OPTIONS: Final = ("ignore_case", "whole_words", "preserve_case", "engine")
+
+
+def _rebuild(mapping: dict[str, Replacement], *options: Any) -> Replacer:
+    """A Replacer from its mapping and its options, in `_OPTIONS`' order (unpickling)."""
+    return Replacer(mapping, **dict(zip(_OPTIONS, options, strict=False)))
 
 
 # -- streams -----------------------------------------------------------------------------
@@ -712,15 +701,8 @@ class StreamReplacer:
 
 
 @functools.lru_cache(maxsize=_CACHE_SIZE)
-def _cached(
-    items: tuple[tuple[str, Replacement], ...],
-    ignore_case: bool,
-    whole_words: bool,
-    preserve_case: bool,
-) -> Replacer:
-    return Replacer(
-        dict(items), ignore_case=ignore_case, whole_words=whole_words, preserve_case=preserve_case
-    )
+def _cached(items: tuple[tuple[str, Replacement], ...], *options: bool) -> Replacer:
+    return _rebuild(dict(items), *options)
 
 
 _last: tuple[Mapping[str, Replacement], tuple[bool, bool, bool], Replacer] | None = None
@@ -797,9 +779,7 @@ def multi_replace(
         _snapshot(mapping)
         if "unhashable" not in str(exc):
             raise
-        replacer = Replacer(
-            mapping, ignore_case=ignore_case, whole_words=whole_words, preserve_case=preserve_case
-        )
+        replacer = _rebuild(dict(mapping), *options)
     if type(mapping) is dict:
         _last = (mapping, options, replacer)
     return replacer.replace(text)
