@@ -346,6 +346,32 @@ def test_apple_garbage_and_missing_keys(
     assert reason in probe.reason
 
 
+def test_apple_later_chips_by_their_model(
+    fake_ioreg: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # No full public capture of an M2- or M3-class Mac was found (tests/fixtures/ioreg/
+    # SOURCES.md): a synthetic listing in the shape of the M1 capture, with the class names
+    # later chips register (AGXAcceleratorG14G, G15X), their "model" and the tree-drawing
+    # "|" that `ioreg -d 2` puts before nested lines.
+    output = tmp_path / "later.txt"
+    output.write_text(
+        "+-o AGXAcceleratorG14G  <class AGXAcceleratorG14G, id 0x1000002d5, registered>\n"
+        '    {\n      "model" = "Apple M2"\n'
+        '      "PerformanceStatistics" = {"In use system memory"=2684354560,'
+        '"Device Utilization %"=12}\n    }\n'
+        "+-o AGXAcceleratorG15X  <class AGXAcceleratorG15X, id 0x100000301, registered>\n"
+        '  | {\n  |   "model" = "Apple M3 Max"\n'
+        '  |   "PerformanceStatistics" = {"Device Utilization %"=97,"In use system memory"=1}\n'
+        "  | }\n"
+    )
+    monkeypatch.setenv("FAKE_IOREG_OUTPUT", str(output))
+    found = gpu_snapshot(backends=["apple"])
+    assert [(g.index, g.name, g.utilization, g.memory_used) for g in found] == [
+        (0, "Apple M2", 12.0, 2684354560),
+        (1, "Apple M3 Max", 97.0, 1),
+    ]
+
+
 def test_apple_missing_statistics_are_none(
     fake_ioreg: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
