@@ -173,6 +173,15 @@ def _pair(start: object, end: object) -> tuple[Wall, Wall, int]:
     return s_wall, e_wall, (e_wall > s_wall) - (e_wall < s_wall)
 
 
+def _plain(start: object, end: object) -> bool:
+    """Whether *start* and *end* are two plain dates or two naive plain datetimes: then
+    Python's own comparison is their order (the fast paths)."""
+    kind = type(start)
+    if kind is not type(end):
+        return False
+    return kind is date or (kind is datetime and start.tzinfo is end.tzinfo is None)  # type: ignore[attr-defined]
+
+
 def _columns(*values: object) -> ModuleType | None:
     """`devutils.datecolumns` if one of *values* is a column (imported only then)."""
     from devutils import datecolumns
@@ -215,7 +224,7 @@ def count_months(start: Any, end: Any) -> Any:
         ...
         ValueError: end must not be before start, got start=datetime.date(2024, 3, 5), ...
     """
-    if type(start) is date and type(end) is date:
+    if _plain(start, end):
         if end < start:
             msg = f"end must not be before start, got start={start!r}, end={end!r}"
             raise ValueError(msg)
@@ -258,6 +267,14 @@ def months_between(start: Any, end: Any) -> Any:
         >>> months_between(date(2024, 3, 1), date(2024, 1, 31))
         -1
     """
+    if _plain(start, end):  # the same arithmetic as below, on the values themselves
+        months = (end.year - start.year) * _MONTHS + (end.month - start.month)
+        day = min(start.day, _dim(end.year, end.month))
+        at = start.time() if type(start) is datetime else _MIDNIGHT
+        until = end.time() if type(end) is datetime else _MIDNIGHT
+        if end >= start:
+            return months - ((day, at) > (end.day, until))
+        return months + ((day, at) < (end.day, until))
     if not (isinstance(start, date) and isinstance(end, date)) and (cols := _columns(start, end)):
         return cols.months_between(start, end)
     s, e, order = _pair(start, end)
