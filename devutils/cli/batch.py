@@ -9,7 +9,7 @@ from dataclasses import asdict
 from typing import Any
 
 from devutils.batch import BatchError, BatchPlan, TrainingSchedule, plan_batch, training_schedule
-from devutils.cli.common import CliError, positive_int
+from devutils.cli.common import CliError, positive_float, positive_int
 
 _FLAGS = {
     "target": "--target",
@@ -73,14 +73,7 @@ def register(subparsers: Any) -> None:
 
 def _epochs(text: str) -> float:
     """An argparse type: a finite number of epochs > 0."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not 0 < value < float("inf"):
-        msg = f"must be a positive number of epochs, got {text!r}"
-        raise argparse.ArgumentTypeError(msg)
-    return value
+    return positive_float(text, "epochs")
 
 
 def _warmup(text: str) -> int | float:

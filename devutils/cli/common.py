@@ -113,14 +113,14 @@ def positive_int(text: str) -> int:
     return value
 
 
-def positive_float(text: str) -> float:
-    """An argparse type: a finite number > 0 (seconds)."""
+def positive_float(text: str, unit: str = "seconds") -> float:
+    """An argparse type: a finite number > 0 (of *unit*, for the message)."""
     try:
         value = float(text)
     except ValueError:
         value = -1.0
     if not 0 < value < float("inf"):
-        msg = f"must be a positive number of seconds, got {text!r}"
+        msg = f"must be a positive number of {unit}, got {text!r}"
         raise argparse.ArgumentTypeError(msg)
     return value
 
