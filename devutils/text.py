@@ -31,6 +31,7 @@ from devutils.textsearch import (
     Span,
     holds_internal,
     is_word_char,
+    marked_cut,
     unmark,
     unmarked_length,
 )
@@ -564,11 +565,8 @@ class Replacer:
                 yield (pos, *self._spans(text, pos, length, marked=marked))
                 return
             spans, piece = self._spans(text, pos, stop + keep, marked=marked)
-            window = WINDOW
-            if piece is not None:  # WINDOW marked characters (at least one of the text's)
-                while not (covered := unmarked_length(piece, window)):
-                    window += WINDOW
-                stop = pos + covered
+            # Where the window's WINDOW characters end, in the spans' positions
+            window = WINDOW if piece is None else marked_cut(piece, keep)
             cut = bisect.bisect_left(spans, window, key=lambda span: span[1])
             end = spans[cut - 1][2] if cut else 0
             if piece is not None:

@@ -49,6 +49,7 @@ _PRIVATE_FIRST: Final = 0x10FF00
 _START: Final = "\x02"
 _END: Final = "\x03"
 """Markers of the gaps where a whole word may start or end (see `mark_words`)."""
+_MARKERS: Final = _START + _END
 INTERNAL: Final = re.compile("[\x02\x03\U0010ff00-\U0010ffff]")
 """Finds the characters the automaton uses as markers and placeholders."""
 SURROGATES: Final = re.compile("[\ud800-\udfff]+")
@@ -416,6 +417,20 @@ def unmark(marked: str) -> str:
 def unmarked_length(marked: str, end: int) -> int:
     """How many characters of the text ``marked[:end]`` holds (its markers left out)."""
     return end - marked.count(_START, 0, end) - marked.count(_END, 0, end)
+
+
+def marked_cut(marked: str, tail: int) -> int:
+    """The position in *marked* where the last *tail* characters of its text begin,
+    before that gap's markers: ``unmarked_length(marked, cut)`` is the text's length
+    less *tail*. Walks back over those characters only."""
+    position = len(marked)
+    while tail:
+        position -= 1
+        if marked[position] not in _MARKERS:
+            tail -= 1
+    while position and marked[position - 1] in _MARKERS:
+        position -= 1
+    return position
 
 
 def _holds_internal(piece: str) -> bool:
