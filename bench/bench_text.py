@@ -142,6 +142,13 @@ def warm(engine: Engine) -> Engine:
     return engine
 
 
+def regex_trie(pattern: str, table: dict[str, str], *, fold: bool) -> Engine:
+    import regex
+
+    flags = regex.IGNORECASE | regex.FULLCASE if fold else 0
+    return sub_engine(regex.compile(pattern, flags), table, fold)
+
+
 def engines(mapping: dict[str, str], option: str) -> dict[str, Callable[[], Engine]]:
     """Builders for every engine that supports *option* ('', 'ignore_case', 'whole_words')."""
     flags = re.IGNORECASE if option == "ignore_case" else 0
@@ -162,6 +169,11 @@ def engines(mapping: dict[str, str], option: str) -> dict[str, Callable[[], Engi
         ),
     }
     if option:
+        # The regex package: full case folding (FULLCASE) and Unicode's \w, which
+        # devutils.text matches with str.casefold and its own word-gap markers
+        builders["regex trie-built"] = lambda: regex_trie(
+            wrap(trie_pattern(keys)), table, fold=fold
+        )
         return builders
 
     def chained() -> Engine:
