@@ -19,6 +19,12 @@ Every engine answers the same question, ``spans(text, start, stop)``: the leftmo
 
 Word characters are Unicode's (UTS #18 Annex C, the `regex` package's ``\\w``). Lone
 surrogates (from ``surrogateescape``) are in no key, so no match crosses one.
+
+`regex` decides which characters are word characters (once per character) and is never
+the search itself: in bench/bench_text.py a trie-shaped `regex` pattern between ``\\w``
+lookarounds replaces whole words 3.1x (100 keys) to 34x (10,000 keys, Japanese) slower
+than these engines, and with ``IGNORECASE | FULLCASE`` (as exact as `str.casefold`) 5.7x
+to 37x slower than case-folding the text and searching it with the automaton.
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ __all__ = [
     "PatternSearch",
     "Span",
     "is_word_char",
+    "marked_cut",
     "unmark",
     "unmarked_length",
 ]
