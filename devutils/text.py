@@ -449,7 +449,7 @@ class Replacer:
     def _matches(self, text: str, pos: int) -> Iterator[tuple[int, int, str]]:
         for base, spans, _ in self._windows(text, pos):
             for key_index, start, end in spans:
-                start, end = base + start, base + end  # noqa: PLW2901
+                start, end = base + start, base + end  # noqa: PLW2901 - to the text's positions
                 yield start, end, self._value_for(key_index, text[start:end])
 
     def replace_stream(

@@ -101,7 +101,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if sys.stdout is None:  # started with stdout closed (`devutils ... >&-`)
         # A stand-in open read-only: any write fails with EBADF, as in the shell, rather
         # than vanish; and no file opened later can take descriptor 1.
-        sys.stdout = open(os.open(os.devnull, os.O_RDONLY), "w", encoding="utf-8")  # noqa: SIM115
+        sys.stdout = open(os.open(os.devnull, os.O_RDONLY), "w", encoding="utf-8")  # noqa: SIM115 - for the run
     arguments = list(sys.argv[1:] if argv is None else argv)
     command = arguments[0] if arguments else None
     try:

@@ -444,7 +444,7 @@ def _open_output(path: str, header: str | None, *, check: bool) -> tuple[IO[str]
     columns. *check* False (``--no-header``) appends without looking.
     """
     try:
-        target = open(path, "a", encoding="utf-8", newline="")  # noqa: SIM115
+        target = open(path, "a", encoding="utf-8", newline="")  # noqa: SIM115 - the run's log
     except OSError as exc:
         msg = f"cannot open --output {path!r}: {exc.strerror}"
         raise CliError(msg) from exc
