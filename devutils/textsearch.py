@@ -59,6 +59,10 @@ _END: Final = "\x03"
 _MARKERS: Final = _START + _END
 INTERNAL: Final = re.compile("[\x02\x03\U0010ff00-\U0010ffff]")
 """Finds the characters the automaton uses as markers and placeholders."""
+_PLACEHOLDERS: Final = re.compile("[\U0010ff00-\U0010ffff]")
+"""Finds a placeholder: a text needs the check only where it folds to a longer one
+(only then do the keys' spellings with placeholders search it); the markers only
+for whole words, with two C-speed ``in`` tests."""
 SURROGATES: Final = re.compile("[\ud800-\udfff]+")
 
 
@@ -400,15 +404,16 @@ class AutomatonSearch:
         """The piece (marked for whole words), the haystack searched (that, case-folded
         for ignore_case) and the spans in it."""
         piece = text if start == 0 and stop == len(text) else text[start:stop]
-        folds_or_marks = self.whole_words or self.ignore_case
-        if folds_or_marks and _holds_internal(piece):
-            raise _NotHere
         if self.whole_words:
+            if _START in piece or _END in piece:  # a marker in the text itself
+                raise _NotHere
             piece = mark_words(piece, word_before=start > 0 and _is_word(text[start - 1]))
         haystack, automaton = piece, self.automaton
         if self.ignore_case:
             haystack = piece.casefold()
             if len(haystack) != len(piece):  # "ß" -> "ss": placeholders keep it 1 to 1
+                if _PLACEHOLDERS.search(piece) is not None:  # one in the text itself
+                    raise _NotHere
                 one_to_one = fold_one_to_one(piece, haystack) if self.complete else None
                 if one_to_one is None:
                     raise _NotHere
@@ -438,14 +443,6 @@ def marked_cut(marked: str, tail: int) -> int:
     while position and marked[position - 1] in _MARKERS:
         position -= 1
     return position
-
-
-def _holds_internal(piece: str) -> bool:
-    """Whether *piece* holds the automaton's markers or placeholders (two C-speed scans
-    for the markers; a regex search only for non-ASCII text)."""
-    if _START in piece or _END in piece:
-        return True
-    return not piece.isascii() and INTERNAL.search(piece) is not None
 
 
 def _leftmost_longest(keys: list[str]) -> ahocorasick_rs.AhoCorasick:
