@@ -413,6 +413,7 @@ def main() -> int:
                             "engine": name,
                             "status": "ok" if name in speeds else notes[name],
                             "mbps": speeds.get(name),
+                            "on_prefix": name in speeds and len(ready[name][1]) < len(text),
                             "build_s": builds.get(name),
                         }
                     )
