@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from tests.conftest import Cli, FakeSmi
 
 
@@ -165,18 +167,24 @@ def test_the_watch_redraws_in_a_real_terminal_and_q_restores_it(
         check=True,
         env=dict(os.environ),
     )
-    try:
+
+    def pane_once(done: Callable[[str], bool], delay: float) -> str:
+        """The pane's text once *done* holds for it (or after 50 tries)."""
         screen = ""
         for _ in range(50):
-            time.sleep(0.2)
+            time.sleep(delay)
             screen = subprocess.run(
                 [*tmux, "capture-pane", "-p", "-t", session],
                 capture_output=True,
                 text=True,
                 check=True,
             ).stdout
-            if "hist |" in screen and "pid" in screen:
+            if done(screen):
                 break
+        return screen
+
+    try:
+        screen = pane_once(lambda screen: "hist |" in screen and "pid" in screen, 0.2)
         lines = screen.splitlines()
         assert lines[0].startswith("devutils gpu --watch 0.2")
         assert "GPU 0  NVIDIA H200  (nvidia, nvidia-smi)" in lines
@@ -186,16 +194,7 @@ def test_the_watch_redraws_in_a_real_terminal_and_q_restores_it(
         assert any("pid   10309" in line and "28234 MiB" in line for line in lines)
         assert lines[-1].startswith("q: quit") or "q: quit" in screen
         subprocess.run([*tmux, "send-keys", "-t", session, "q"], check=True)
-        for _ in range(50):
-            time.sleep(0.1)
-            screen = subprocess.run(
-                [*tmux, "capture-pane", "-p", "-t", session],
-                capture_output=True,
-                text=True,
-                check=True,
-            ).stdout
-            if "EXITED" in screen:
-                break
+        screen = pane_once(lambda screen: "EXITED" in screen, 0.1)
         assert "EXITED 0" in screen
         assert "hist |" not in screen  # the alternate screen is gone: the terminal is back
     finally:
