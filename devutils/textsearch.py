@@ -60,9 +60,8 @@ _MARKERS: Final = _START + _END
 INTERNAL: Final = re.compile("[\x02\x03\U0010ff00-\U0010ffff]")
 """Finds the characters the automaton uses as markers and placeholders."""
 _PLACEHOLDERS: Final = re.compile("[\U0010ff00-\U0010ffff]")
-"""Finds a placeholder: a text needs the check only where it folds to a longer one
-(only then do the keys' spellings with placeholders search it); the markers only
-for whole words, with two C-speed ``in`` tests."""
+"""Finds a placeholder in a text; needed only where the text folds to a longer one, the
+one case the keys' spellings with placeholders search it."""
 SURROGATES: Final = re.compile("[\ud800-\udfff]+")
 
 
