@@ -398,9 +398,9 @@ def main() -> int:
                         notes[name] = status
                 speeds = round_robin(ready, repeats)
                 for name in engines(mapping, option):
+                    on_prefix = name in speeds and len(ready[name][1]) < len(text)
                     if name in speeds:
-                        partial = "" if len(ready[name][1]) == len(text) else "*"
-                        shown = f"{speeds[name]:8.2f}{partial} MB/s"
+                        shown = f"{speeds[name]:8.2f}{'*' if on_prefix else ''} MB/s"
                     else:
                         shown = f"{notes[name]:>9}" + (" MB/s" if name in builds else "")
                     build_note = f"   build {builds[name]:7.3f} s" if name in builds else ""
@@ -413,7 +413,7 @@ def main() -> int:
                             "engine": name,
                             "status": "ok" if name in speeds else notes[name],
                             "mbps": speeds.get(name),
-                            "on_prefix": name in speeds and len(ready[name][1]) < len(text),
+                            "on_prefix": on_prefix,
                             "build_s": builds.get(name),
                         }
                     )
