@@ -4,6 +4,10 @@
 exactly below 3.3 * 10**24), so a number near 2**63 takes milliseconds and the work
 grows with its count of divisors, never with its size. `nearest_multiple` finds the
 nearest number, below or above, that is a multiple of some size in a range.
+
+Every function takes ints only (TypeError otherwise, bool included) and positive ones
+(ValueError naming the argument otherwise); a number at or beyond `LIMIT` is refused
+rather than factored on a primality test that is no longer exact there.
 """
 
 from __future__ import annotations
@@ -12,14 +16,40 @@ import itertools
 import math
 from typing import Final, Literal
 
-__all__ = ["divisors", "has_divisor_in", "nearest_multiple", "prime_factors"]
+__all__ = ["LIMIT", "divisors", "has_divisor_in", "nearest_multiple", "prime_factors"]
 
+LIMIT: Final = 3_317_044_064_679_887_385_961_981
+"""The numbers factored are below this: up to here Miller-Rabin with the bases 2 to 37
+decides primality exactly, and factoring the hardest number below it (two primes near
+1.8 * 10**12) takes a few seconds."""
 _WITNESSES: Final = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37)
 """Miller-Rabin bases that decide every n below 3.3 * 10**24."""
 _TRIAL: Final = 1000
 """Trial division up to here before Pollard's rho."""
 _SCAN: Final = 64
 """Numbers tried one by one before `nearest_multiple` loops over sizes or counts."""
+
+
+def _check(name: str, value: object, minimum: int = 1) -> int:
+    """*value* if it is an int from *minimum* up to below `LIMIT`."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        msg = f"{name} must be an int, got {type(value).__name__} {value!r}"
+        raise TypeError(msg)
+    if value < minimum:
+        msg = f"{name} must be >= {minimum}, got {value}"
+        raise ValueError(msg)
+    if value >= LIMIT:
+        msg = f"{name} must be below 3.3 * 10**24 (devutils.divisors.LIMIT), got {value}"
+        raise ValueError(msg)
+    return value
+
+
+def _check_range(low: object, high: object) -> tuple[int, int]:
+    low, high = _check("low", low), _check("high", high)
+    if low > high:
+        msg = f"low must be <= high, got low={low}, high={high}"
+        raise ValueError(msg)
+    return low, high
 
 
 def _is_prime(n: int) -> bool:
@@ -62,10 +92,19 @@ def _split(n: int) -> int:
 def prime_factors(n: int) -> dict[int, int]:
     """Return the prime factorization of *n* >= 1 as prime -> exponent.
 
+    Raises:
+        TypeError: If *n* is not an int.
+        ValueError: If *n* < 1 or *n* >= `LIMIT`.
+
     Examples:
         >>> prime_factors(360), prime_factors(1), prime_factors(2**61 - 1)
         ({2: 3, 3: 2, 5: 1}, {}, {2305843009213693951: 1})
+        >>> prime_factors(0)
+        Traceback (most recent call last):
+        ...
+        ValueError: n must be >= 1, got 0
     """
+    n = _check("n", n)
     factors: dict[int, int] = {}
     for p in range(2, _TRIAL):
         while n % p == 0:
@@ -85,6 +124,10 @@ def prime_factors(n: int) -> dict[int, int]:
 def divisors(n: int) -> list[int]:
     """Return every divisor of *n* >= 1, in increasing order.
 
+    Raises:
+        TypeError: If *n* is not an int.
+        ValueError: If *n* < 1 or *n* >= `LIMIT`.
+
     Examples:
         >>> divisors(12), divisors(97)
         ([1, 2, 3, 4, 6, 12], [1, 97])
@@ -98,10 +141,16 @@ def divisors(n: int) -> list[int]:
 def has_divisor_in(n: int, low: int, high: int) -> bool:
     """Whether *n* has a divisor between *low* and *high* (both included).
 
+    Raises:
+        TypeError: If an argument is not an int.
+        ValueError: If one is < 1 or >= `LIMIT`, or *low* > *high*.
+
     Examples:
         >>> has_divisor_in(91, 2, 6), has_divisor_in(91, 2, 7)
         (False, True)
     """
+    n = _check("n", n)
+    low, high = _check_range(low, high)
     if low <= n <= high or (low <= 1 and n >= 1):
         return True
     return any(low <= d <= high for d in divisors(n))
@@ -114,12 +163,22 @@ def nearest_multiple(x: int, low: int, high: int, direction: Literal["down", "up
     It tries the numbers next to *x* first (most have such a divisor), then loops over
     the sizes or over the counts *k*, whichever are fewer.
 
+    Raises:
+        TypeError: If *x*, *low* or *high* is not an int.
+        ValueError: If *x* < 0, *low* < 1, *low* > *high*, one is >= `LIMIT`, or
+            *direction* is neither ``"down"`` nor ``"up"``.
+
     Examples:
         >>> nearest_multiple(97, 2, 8, "down"), nearest_multiple(97, 2, 8, "up")
         (96, 98)
         >>> nearest_multiple(1, 2, 8, "down") is None
         True
     """
+    x = _check("x", x, minimum=0)
+    low, high = _check_range(low, high)
+    if direction not in ("down", "up"):
+        msg = f"direction must be 'down' or 'up', got {direction!r}"
+        raise ValueError(msg)
     if direction == "down" and x < low:
         return None
     if x < low:  # up: low itself, one of the sizes
