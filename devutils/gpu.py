@@ -76,9 +76,10 @@ class GpuInfo:
     """One GPU now. None means the driver did not report that value (``[N/A]``).
 
     ``index`` is the GPU's number on its vendor's side (CUDA's, the DRM card's);
-    ``vendor`` is ``"nvidia"``, ``"amd"`` or ``"apple"``; ``backend`` the backend that
-    read it; ``unified_memory`` True where the GPU uses the machine's memory (Apple), so
-    ``memory_used`` is what it holds of it and ``memory_total`` None.
+    ``vendor`` is ``"nvidia"``, ``"amd"`` or ``"apple"`` (``"intel"`` or ``"other"`` for
+    the other GPUs an Intel Mac's I/O Registry lists); ``backend`` the backend that read
+    it; ``unified_memory`` True where the GPU uses the machine's memory (Apple, an Intel
+    iGPU), so ``memory_used`` is what it holds of it and ``memory_total`` None.
     """
 
     index: int
@@ -144,6 +145,12 @@ def _number(text: str | None) -> float | None:
     return float(match.group(1))
 
 
+def _check_text(text: object) -> None:
+    if not isinstance(text, str):
+        msg = f"text must be a str, got {type(text).__name__} {text!r:.40}"
+        raise TypeError(msg)
+
+
 def parse_nvidia_smi_csv(text: str) -> list[dict[str, str | None]]:
     """Parse ``nvidia-smi --query-...=... --format=csv[,nounits]`` output by header name.
 
@@ -151,6 +158,7 @@ def parse_nvidia_smi_csv(text: str) -> list[dict[str, str | None]]:
     ``[Not Supported]`` and any other bracketed value turned into None.
 
     Raises:
+        TypeError: If *text* is not a str.
         ValueError: If the text is not such a CSV (an error message, garbage, rows whose
             field count differs from the header's).
 
@@ -161,6 +169,7 @@ def parse_nvidia_smi_csv(text: str) -> list[dict[str, str | None]]:
     import csv
     import io
 
+    _check_text(text)
     rows = [row for row in csv.reader(io.StringIO(text), skipinitialspace=True) if row]
     if not rows:
         msg = "empty output"
@@ -479,6 +488,7 @@ def parse_ioreg(text: str) -> list[dict[str, Any]]:
     class, ``model``, ``PerformanceStatistics`` numbers and the pids of its clients.
 
     Raises:
+        TypeError: If *text* is not a str.
         ValueError: If *text* lists no accelerator with performance statistics.
 
     Examples:
@@ -487,6 +497,7 @@ def parse_ioreg(text: str) -> list[dict[str, Any]]:
         >>> found[0]["class"], found[0]["statistics"]
         ('AGXAcceleratorG13X', {'Device Utilization %': 7})
     """
+    _check_text(text)
     starts = list(_IOREG_ENTRY.finditer(text))
     accelerators: list[dict[str, Any]] = []
     for index, match in enumerate(starts):
@@ -515,7 +526,8 @@ def parse_ioreg(text: str) -> list[dict[str, Any]]:
 
 def _snapshot_apple(processes: bool, timeout: float) -> list[GpuInfo]:
     """The Apple GPU's utilization and memory in use, from the I/O Registry (no sudo),
-    as Activity Monitor, asitop and macmon read them."""
+    as Activity Monitor, asitop and macmon read them; on an Intel Mac, what the registry
+    says of its Intel, AMD or NVIDIA GPUs."""
     import shutil
 
     ioreg = shutil.which("ioreg")
@@ -533,24 +545,40 @@ def _snapshot_apple(processes: bool, timeout: float) -> list[GpuInfo]:
         numbers = accelerator["statistics"]
         busy = numbers.get("Device Utilization %")
         clients = [] if not processes else sorted(set(accelerator["clients"]))
+        vendor = _mac_vendor(accelerator["class"])
+        # Apple's GPU and an Intel Mac's iGPU use the machine's memory; an Intel Mac's
+        # AMD or NVIDIA card has its own, which its driver reports as inUseVidMemoryBytes.
+        unified = vendor in ("apple", "intel")
+        memory = "In use system memory" if unified else "inUseVidMemoryBytes"
+        temperature, power = numbers.get("Temperature(C)"), numbers.get("Total Power(W)")
         gpus.append(
             GpuInfo(
                 index=index,
                 uuid=accelerator["class"],
                 name=accelerator["model"] or accelerator["class"],
                 utilization=None if busy is None else float(min(busy, 100)),
-                memory_used=numbers.get("In use system memory"),
+                memory_used=numbers.get(memory),
                 memory_total=None,
-                temperature=None,
-                power_draw=None,
+                temperature=None if temperature is None else float(temperature),
+                power_draw=None if power is None else float(power),
                 mig_mode=None,
                 processes=tuple(GpuProcess(pid, None, name, True) for pid, name in clients),
-                vendor="apple" if accelerator["class"].startswith("AGX") else "other",
+                vendor=vendor,
                 backend="apple",
-                unified_memory=True,
+                unified_memory=unified,
             )
         )
     return gpus
+
+
+def _mac_vendor(driver_class: str) -> str:
+    """The vendor of a macOS accelerator, from its driver's class name."""
+    for prefix, vendor in (("AGX", "apple"), ("Intel", "intel"), ("AMD", "amd")):
+        if driver_class.startswith(prefix):
+            return vendor
+    if driver_class.startswith(("nv", "NV", "GeForce")):
+        return "nvidia"
+    return "other"
 
 
 # -- asking the backends ---------------------------------------------------------------------
@@ -693,6 +721,11 @@ def gpu_snapshot(
     Raises:
         TypeError: If *timeout* is not a number or *backends* not a sequence of names.
         ValueError: If *timeout* is not positive and finite, or a backend is unknown.
+
+    Examples:
+        >>> gpus = gpu_snapshot(timeout=2.0, processes=False)  # [] where there is no GPU
+        >>> all(gpu.vendor in ("nvidia", "amd", "apple", "intel", "other") for gpu in gpus)
+        True
     """
     return list(_probe(timeout, processes, backends).snapshot)
 

@@ -10,9 +10,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from devutils import gpu
-from devutils.gpu import gpu_probe, gpu_snapshot, parse_nvidia_smi_csv
+from devutils.gpu import gpu_probe, gpu_snapshot, parse_ioreg, parse_nvidia_smi_csv
 
 if TYPE_CHECKING:
     from tests.conftest import Cli, FakePynvml, FakeSmi
@@ -207,6 +209,44 @@ def test_parse_rejects_mismatched_rows() -> None:
         parse_nvidia_smi_csv((FIXTURES / "error__no-driver.txt").read_text())
 
 
+_FIELDS = st.sampled_from(
+    ["index", "uuid", "name", "utilization.gpu", "memory.used", "power.draw", "mig.mode.current"]
+)
+_CELLS = st.one_of(
+    st.sampled_from(["[N/A]", "[Not Supported]", "[Unknown Error]"]),
+    st.text(st.characters(codec="ascii", exclude_characters=',"\r\n'), min_size=1).map(
+        lambda text: text.strip() or "0"
+    ),
+)
+
+
+@given(
+    st.lists(_FIELDS, min_size=2, max_size=6, unique=True),
+    st.sampled_from(["", " [MiB]", " [%]", " [W]"]),
+    st.data(),
+)
+def test_parse_csv_reads_back_what_nvidia_smi_writes(
+    fields: list[str], unit: str, data: st.DataObject
+) -> None:
+    rows = data.draw(st.lists(st.lists(_CELLS, min_size=len(fields), max_size=len(fields))))
+    text = "".join(", ".join(row) + "\n" for row in [[field + unit for field in fields], *rows])
+    expected = [
+        {
+            field: None if cell[0] + cell[-1] == "[]" or cell in ("N/A", "Not Supported") else cell
+            for field, cell in zip(fields, row, strict=True)
+        }
+        for row in rows
+    ]
+    assert parse_nvidia_smi_csv(text) == expected
+
+
+def test_the_parsers_want_text() -> None:
+    with pytest.raises(TypeError, match="text must be a str, got bytes"):
+        parse_nvidia_smi_csv(b"index, name\n")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="text must be a str, got NoneType None"):
+        parse_ioreg(None)  # type: ignore[arg-type]
+
+
 # -- AMD through sysfs, Apple through ioreg, the backends ----------------------------------------
 
 AMD_SYSFS = Path(__file__).parent / "fixtures" / "amd-sysfs"
@@ -370,6 +410,77 @@ def test_apple_later_chips_by_their_model(
         (0, "Apple M2", 12.0, 2684354560),
         (1, "Apple M3 Max", 97.0, 1),
     ]
+
+
+_KEYS = st.one_of(
+    st.sampled_from(["Device Utilization %", "In use system memory", "recoveryCount"]),
+    st.text(st.characters(codec="ascii", exclude_characters='"{}\r\n'), min_size=1),
+)
+_ACCELERATORS = st.lists(
+    st.tuples(
+        st.sampled_from(["AGXAcceleratorG13X", "AGXAcceleratorG14G", "AGXAcceleratorG15X"]),
+        st.none() | st.text(st.characters(codec="ascii", exclude_characters='"\r\n')),
+        st.dictionaries(_KEYS, st.integers(-(2**40), 2**40), max_size=6),
+        st.lists(
+            st.tuples(
+                st.integers(1, 99999),
+                st.text(st.characters(codec="ascii", exclude_characters='"\r\n')),
+            ),
+            max_size=3,
+        ),
+    ),
+    min_size=1,
+    max_size=3,
+)
+
+
+@given(_ACCELERATORS, st.sampled_from(["    ", "  | "]))
+def test_parse_ioreg_reads_back_each_accelerator_and_its_clients(
+    accelerators: list[tuple[str, str | None, dict[str, int], list[tuple[int, str]]]],
+    margin: str,
+) -> None:
+    # The shape `ioreg -r -d 2 -w 0 -c IOAccelerator` prints: each accelerator's
+    # properties, then its user clients one level down, each naming its creator.
+    listing = ""
+    for name, model, statistics, clients in accelerators:
+        numbers = ",".join(f'"{key}"={value}' for key, value in statistics.items())
+        listing += f"+-o {name}  <class {name}, id 0x1000002d5, registered>\n{margin}{{\n"
+        listing += "" if model is None else f'{margin}  "model" = "{model}"\n'
+        listing += f'{margin}  "PerformanceStatistics" = {{{numbers}}}\n{margin}}}\n'
+        for pid, creator in clients:
+            listing += "  +-o AGXDeviceUserClient  <class AGXDeviceUserClient, id 0x1>\n"
+            listing += f'      {{\n        "IOUserClientCreator" = "pid {pid}, {creator}"\n'
+            listing += "      }\n"
+    found = parse_ioreg(listing)
+    assert found == [
+        {"class": name, "model": model, "statistics": statistics, "clients": clients}
+        for name, model, statistics, clients in accelerators
+    ]
+
+
+def test_an_intel_macs_gpus_are_named_by_their_driver(
+    fake_ioreg: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The class names and header lines of an Intel Mac's iGPU and Radeon as pasted in
+    # exelban/stats#649 and #173; the statistics are synthetic, under the keys the AMD
+    # driver reports (inUseVidMemoryBytes, Temperature(C), Total Power(W)), which
+    # ur-grue/toptop#90 reads on a Radeon Pro 5700 XT.
+    output = tmp_path / "intel-mac.txt"
+    output.write_text(
+        "+-o IntelAccelerator  <class IntelAccelerator, id 0x100000412, registered>\n"
+        '    {\n      "PerformanceStatistics" = {"Device Utilization %"=4,'
+        '"In use system memory"=536870912}\n    }\n'
+        "+-o AMDRadeonX6000_AMDNavi14GraphicsAccelerator  <class AMDRadeonX6000_AMDNavi14"
+        "GraphicsAccelerator, id 0x100000727, registered>\n"
+        '    {\n      "PerformanceStatistics" = {"Device Utilization %"=31,'
+        '"inUseVidMemoryBytes"=2469606195,"Temperature(C)"=65,"Total Power(W)"=15}\n    }\n'
+    )
+    monkeypatch.setenv("FAKE_IOREG_OUTPUT", str(output))
+    intel, radeon = gpu_snapshot(backends=["apple"])
+    assert (intel.vendor, intel.unified_memory, intel.memory_used) == ("intel", True, 2**29)
+    assert (radeon.vendor, radeon.unified_memory, radeon.memory_used) == ("amd", False, 2469606195)
+    assert (radeon.utilization, radeon.temperature, radeon.power_draw) == (31.0, 65.0, 15.0)
+    assert (intel.temperature, intel.power_draw, radeon.memory_total) == (None, None, None)
 
 
 def test_apple_missing_statistics_are_none(
