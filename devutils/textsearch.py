@@ -36,10 +36,12 @@ from typing import Any, Final
 import ahocorasick_rs
 
 __all__ = [
+    "SURROGATES",
     "AutomatonSearch",
     "ExactSearch",
     "PatternSearch",
     "Span",
+    "holds_internal",
     "is_word_char",
     "marked_cut",
     "unmark",
@@ -63,6 +65,8 @@ _PLACEHOLDERS: Final = re.compile("[\U0010ff00-\U0010ffff]")
 """Finds a placeholder in a text; needed only where the text folds to a longer one, the
 one case the keys' spellings with placeholders search it."""
 SURROGATES: Final = re.compile("[\ud800-\udfff]+")
+"""Finds a run of lone surrogates (``surrogateescape``'s undecodable bytes): no key holds
+one, so the engines search between them."""
 
 
 # -- word characters ---------------------------------------------------------------------
@@ -421,19 +425,37 @@ class AutomatonSearch:
 
 
 def unmark(marked: str) -> str:
-    """A piece marked by `mark_words` without its markers."""
+    """A piece marked by `mark_words` without its markers.
+
+    Examples:
+        >>> marked = mark_words("ab c")
+        >>> marked, unmark(marked)
+        ('\\x02ab\\x03 \\x02c\\x03', 'ab c')
+    """
     return marked.replace(_START, "").replace(_END, "")
 
 
 def unmarked_length(marked: str, end: int) -> int:
-    """How many characters of the text ``marked[:end]`` holds (its markers left out)."""
+    """How many characters of the text ``marked[:end]`` holds (its markers left out).
+
+    Examples:
+        >>> unmarked_length(mark_words("ab c"), 4)  # '\\x02ab\\x03'
+        2
+    """
     return end - marked.count(_START, 0, end) - marked.count(_END, 0, end)
 
 
 def marked_cut(marked: str, tail: int) -> int:
     """The position in *marked* where the last *tail* characters of its text begin,
     before that gap's markers: ``unmarked_length(marked, cut)`` is the text's length
-    less *tail*. Walks back over those characters only."""
+    less *tail*. Walks back over those characters only.
+
+    Examples:
+        >>> marked = mark_words("ab c")
+        >>> cut = marked_cut(marked, 1)  # before the last character, "c", and its marker
+        >>> marked[:cut], unmarked_length(marked, cut)
+        ('\\x02ab\\x03 ', 3)
+    """
     position = len(marked)
     while tail:
         position -= 1
@@ -458,7 +480,12 @@ class _NotHere(Exception):
 
 def holds_internal(keys: list[str]) -> bool:
     """Whether a key holds the automaton's markers or placeholders (then only the exact
-    engine can search for it)."""
+    engine can search for it).
+
+    Examples:
+        >>> holds_internal(["straße", "a\\x02b"]), holds_internal(["straße"])
+        (True, False)
+    """
     return any(INTERNAL.search(key) for key in keys)
 
 
