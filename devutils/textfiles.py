@@ -74,13 +74,32 @@ def _check_chunk_size(chunk_size: object) -> int:
     return chunk_size
 
 
+def _bytes_view(data: object) -> memoryview:
+    if not isinstance(data, bytes | bytearray | memoryview):
+        msg = f"data must be bytes, got {type(data).__name__}"
+        raise TypeError(msg)
+    return memoryview(data).cast("B")
+
+
 def write_all(target: _Writer, data: bytes) -> None:
     """Write all of *data* to *target*: a short write is continued, and a write that
-    makes no progress is an OSError (ENOSPC), never silently dropped bytes."""
-    view = memoryview(data)
+    makes no progress is an OSError (ENOSPC), never silently dropped bytes.
+
+    Raises:
+        TypeError: If *data* is not bytes-like.
+        OSError: ENOSPC if *target* takes nothing (returns 0 or None) before the end.
+
+    Examples:
+        >>> import io
+        >>> out = io.BytesIO()
+        >>> write_all(out, b"all of it")
+        >>> out.getvalue()
+        b'all of it'
+    """
+    view = _bytes_view(data)
     while view:
         written = target.write(view)
-        if not written:
+        if not written or written < 0:
             raise OSError(28, os.strerror(28))  # ENOSPC: nothing more could be written
         view = view[written:]
 
@@ -332,7 +351,12 @@ def _backup(original: str, backup: str) -> None:
 
 
 def fsync_directory(directory: str) -> None:
-    """Make renames in *directory* durable (best effort: not every file system can)."""
+    """Make renames in *directory* durable (best effort: not every file system can, so
+    an error is ignored).
+
+    Examples:
+        >>> fsync_directory(".")  # after os.replace() of a file in the current directory
+    """
     with contextlib.suppress(OSError):
         descriptor = os.open(directory, os.O_RDONLY)
         try:

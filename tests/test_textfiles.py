@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import io
 import os
 import stat
@@ -15,8 +16,10 @@ from hypothesis import strategies as st
 from devutils.text import Replacer
 from devutils.textfiles import (
     FileRefusedError,
+    fsync_directory,
     replace_file,
     transcode,
+    write_all,
 )
 
 if TYPE_CHECKING:
@@ -115,3 +118,62 @@ def test_replace_file_api_refuses_binary(tmp_path: Path) -> None:
         replace_file(Replacer({"a": "b"}), path)
     assert path.read_bytes() == b"a\x00b"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.bin"]  # no temporary left
+
+
+# -- write_all and fsync_directory ---------------------------------------------------------
+
+
+class _ShortWriter:
+    """Takes at most the next of *sizes* bytes a call (0: a full disk), as a pipe or a
+    full file system does."""
+
+    def __init__(self, sizes: list[int]) -> None:
+        self.sizes = sizes
+        self.data = bytearray()
+
+    def write(self, data: bytes | memoryview, /) -> int:
+        size = min(self.sizes.pop(0) if self.sizes else len(data), len(data))
+        self.data += bytes(data[:size])
+        return size
+
+
+@given(st.binary(max_size=200), st.lists(st.integers(1, 50), max_size=20))
+def test_write_all_continues_short_writes(data: bytes, sizes: list[int]) -> None:
+    writer = _ShortWriter(sizes)
+    write_all(writer, data)
+    assert writer.data == data
+
+
+@given(st.binary(min_size=1, max_size=200), st.lists(st.integers(1, 50), max_size=5))
+def test_write_all_reports_a_full_disk(data: bytes, sizes: list[int]) -> None:
+    writer = _ShortWriter([*sizes, 0])
+    if sum(sizes) >= len(data):
+        write_all(writer, data)
+        assert writer.data == data
+        return
+    with pytest.raises(OSError, match="No space left on device") as caught:
+        write_all(writer, data)
+    assert caught.value.errno == errno.ENOSPC
+    assert writer.data == data[: sum(sizes)]
+
+
+def test_write_all_wants_bytes() -> None:
+    with pytest.raises(TypeError, match="data must be bytes, got str"):
+        write_all(io.BytesIO(), "text")  # type: ignore[arg-type]
+
+
+def test_fsync_directory_syncs_and_ignores_what_cannot(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    synced: list[int] = []
+    real_fsync = os.fsync
+
+    def fsync(descriptor: int) -> None:
+        synced.append(descriptor)
+        real_fsync(descriptor)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    fsync_directory(str(tmp_path))
+    assert len(synced) == 1
+    fsync_directory(str(tmp_path / "missing"))  # best effort: no error
+    assert len(synced) == 1
