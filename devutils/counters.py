@@ -213,6 +213,16 @@ def compute_rates(
 
     Returns every `devutils.system.Sample` field by name (None where not measured;
     ``disks`` and ``nics`` as name -> pair). See `devutils.system.compute_sample`.
+
+    Examples:
+        >>> before = {"monotonic": 0.0, "time": 100.0, "groups": ("cpu", "system")}
+        >>> before |= dict.fromkeys(("disks", "nics", "paging", "load", "mem"))
+        >>> before |= {"cpu": (10, 0, 5, 80, 5, 0, 0, 0), "system": (1000, 500)}
+        >>> after = before | {"monotonic": 2.0, "time": 102.0}
+        >>> after |= {"cpu": (12, 0, 6, 81, 5, 1, 0, 0), "system": (1400, 900)}
+        >>> rates = compute_rates(before, after)
+        >>> rates["usr"], rates["sys"], rates["idl"], rates["interrupts"]
+        (60.0, 20.0, 20.0, 200.0)
     """
     elapsed = after["monotonic"] - before["monotonic"]
     values: dict[str, Any] = dict.fromkeys(SAMPLE_FIELDS)
@@ -419,7 +429,15 @@ class ProcReader:
 
 
 def psutil_readers() -> dict[str, Callable[[], Any]]:
-    """The group readers through psutil (imported on first use), by group name."""
+    """The group readers through psutil (imported on first use), by group name.
+
+    Examples:
+        >>> readers = psutil_readers()
+        >>> sorted(readers)
+        ['cpu', 'disk', 'load', 'mem', 'net', 'paging', 'system']
+        >>> len(readers["load"]())  # the 1, 5 and 15 minute load averages
+        3
+    """
 
     def cpu() -> tuple[float, ...]:
         import psutil

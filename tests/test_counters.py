@@ -207,6 +207,48 @@ def test_a_file_that_grows_past_its_buffer_is_read_whole(tmp_path: Path) -> None
     assert proc.paging() == (5 * os.sysconf("SC_PAGE_SIZE"), 6 * os.sysconf("SC_PAGE_SIZE"))
 
 
+_COUNTS = st.integers(0, 10**12)
+
+
+@given(
+    st.lists(_COUNTS, min_size=8, max_size=8),
+    st.lists(_COUNTS, min_size=8, max_size=8),
+    st.lists(_COUNTS, min_size=4, max_size=4),
+    st.floats(0.01, 3600),
+)
+def test_compute_rates_is_dools_arithmetic(
+    cpu_before: list[int], cpu_after: list[int], counts: list[int], elapsed: float
+) -> None:
+    # dool's cpu columns: usr = user + nice + irq + softirq, then sys, idl, wai, stl,
+    # each a share of their sum (a counter that went back counts 0); the other groups
+    # are per-second differences, never negative.
+    groups = ("cpu", "paging", "system", "load")
+    before = {"monotonic": 5.0, "time": 100.0, "groups": groups, "disks": None, "nics": None}
+    before |= {"cpu": tuple(cpu_before), "paging": tuple(counts[:2])}
+    before |= {"system": tuple(counts[2:]), "load": (0.5, 0.25, 0.125), "mem": None}
+    after = before | {"monotonic": 5.0 + elapsed, "time": 100.0 + elapsed}
+    after |= {"cpu": tuple(cpu_after), "paging": (counts[1], counts[0])}
+    after |= {"system": (counts[3], counts[2]), "load": (1.0, 2.0, 3.0)}
+    rates = compute_rates(before, after)
+
+    d = [max(new - old, 0) for new, old in zip(cpu_after, cpu_before, strict=True)]
+    parts = {"usr": d[0] + d[1] + d[5] + d[6], "sys": d[2], "idl": d[3], "wai": d[4]}
+    parts["stl"] = d[7]
+    total = sum(parts.values())
+    for name, part in parts.items():
+        expected = (100.0 if name == "idl" else 0.0) if total == 0 else 100 * part / total
+        assert rates[name] == pytest.approx(expected)
+    assert sum(rates[name] for name in parts) == pytest.approx(100.0)
+    per_second = [max(counts[1] - counts[0], 0) / elapsed, max(counts[0] - counts[1], 0) / elapsed]
+    assert [rates["page_in"], rates["page_out"]] == pytest.approx(per_second)
+    per_second = [max(counts[3] - counts[2], 0) / elapsed, max(counts[2] - counts[3], 0) / elapsed]
+    assert [rates["interrupts"], rates["ctx_switches"]] == pytest.approx(per_second)
+    assert (rates["load1"], rates["load5"], rates["load15"]) == (1.0, 2.0, 3.0)
+    assert rates["elapsed"] == pytest.approx(elapsed)
+    assert (rates["time"], rates["missing"]) == (100.0 + elapsed, ())
+    assert (rates["disk_read"], rates["mem_used"]) == (None, None)
+
+
 def test_compute_rates_is_sample_s_arithmetic() -> None:
     before = {"monotonic": 0.0, "time": 100.0, "groups": ("cpu", "system")}
     before |= dict.fromkeys(("disks", "nics", "paging", "load", "mem"))
