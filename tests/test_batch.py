@@ -636,3 +636,67 @@ def test_huge_numbers_are_the_modules_error(call: Callable[[], object]) -> None:
 def test_auto_plan_checks_start_like_every_int(start: object, error: type[Exception]) -> None:
     with pytest.raises(error, match="start"):
         auto_plan(64, lambda n: None, start=start)
+
+
+# -- the small functions against their formulas ------------------------------------------
+
+_SIZES = st.integers(1, 2**21)
+
+
+@given(_SIZES, _SIZES, _SIZES, st.integers(1, 2**20))
+def test_sizes_and_tokens_are_plain_products(
+    per_device: int, accumulation: int, devices: int, seq_len: int
+) -> None:
+    samples = per_device * accumulation * devices
+    if samples > 2**63 - 1:
+        with pytest.raises(BatchError, match=r"2\*\*63 - 1"):
+            effective_batch_size(per_device, accumulation, devices)
+        return
+    assert effective_batch_size(per_device, accumulation, devices) == samples
+    if samples * seq_len > 2**63 - 1:
+        return
+    assert tokens_per_step(per_device, accumulation, devices, seq_len=seq_len) == samples * seq_len
+
+
+@given(st.integers(1, 10**6), st.integers(1, 64), st.integers(1, 64), st.integers(1, 512))
+def test_steps_for_tokens_is_the_fewest_steps_that_see_them_all(
+    total_tokens: int, per_device: int, accumulation: int, seq_len: int
+) -> None:
+    per_step = per_device * accumulation * seq_len
+    steps = steps_for_tokens(total_tokens, per_device, accumulation, seq_len=seq_len)
+    assert steps * per_step >= total_tokens
+    assert (steps - 1) * per_step < total_tokens
+
+
+@given(st.integers(1, 4096), st.integers(1, 8), st.integers(1, 8), st.integers(1, 4))
+def test_data_parallel_size_divides_out_the_model_parallel_ranks(
+    world: int, tensor: int, pipeline: int, context: int
+) -> None:
+    model = tensor * pipeline * context
+    sizes = {"tensor_parallel": tensor, "pipeline_parallel": pipeline}
+    if world % model:
+        with pytest.raises(BatchError, match="is not divisible"):
+            data_parallel_size(world, **sizes, context_parallel=context)
+        return
+    assert data_parallel_size(world, **sizes, context_parallel=context) == world // model
+
+
+@given(
+    st.floats(1e-8, 10.0),
+    st.integers(1, 2**20),
+    st.integers(1, 2**20),
+    st.sampled_from(["linear", "sqrt"]),
+)
+def test_scale_lr_follows_its_rule(lr: float, base: int, new: int, rule: str) -> None:
+    scaled = scale_lr(lr, base, new, rule=rule)  # type: ignore[arg-type]
+    expected = lr * new / base if rule == "linear" else lr * math.sqrt(new / base)
+    assert scaled == pytest.approx(expected, rel=1e-12)
+    assert scale_lr(lr, base, base, rule=rule) == pytest.approx(lr)  # type: ignore[arg-type]
+
+
+@given(st.text("abcdefghijklmnopqrstuvwxyz .:0123456789", max_size=40))
+def test_is_oom_error_knows_the_messages_not_the_exception_type(text: str) -> None:
+    # Lower-case text holds none of the messages (each has a capital: CUDA, HIP, ...).
+    assert not is_oom_error(RuntimeError(text))
+    assert is_oom_error(RuntimeError(f"{text}CUDA out of memory. Tried to allocate 2.00 GiB"))
+    assert is_oom_error(MemoryError(text))
