@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from devutils.datecolumns import is_column
 from devutils.dates import (
     DateRangeError,
     add_months,
@@ -281,3 +282,17 @@ def test_importing_dates_imports_no_column_library() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_is_column_knows_the_column_types_only() -> None:
+    days = ["2024-01-31", "2024-02-29"]
+    columns = [
+        np.array(days, dtype="datetime64[D]"),
+        pd.Series(pd.to_datetime(days)),
+        pd.DatetimeIndex(days),
+        pd.Index([1, 2]),
+        pl.Series(days).str.to_date(),
+    ]
+    assert all(is_column(column) for column in columns)
+    scalars = [days, tuple(days), date(2024, 1, 31), np.datetime64("2024-01-31"), None, "x"]
+    assert not any(is_column(value) for value in [*scalars, pd.Timestamp("2024-01-31")])
