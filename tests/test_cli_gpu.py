@@ -10,9 +10,11 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -139,8 +141,9 @@ def test_the_watch_prints_a_line_per_sample_when_not_a_terminal(fake_smi: FakeSm
 
 
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux (apt-get install tmux)")
-def test_the_watch_redraws_in_a_real_terminal_and_q_restores_it(
-    fake_smi: FakeSmi, tmp_path: Path
+@pytest.mark.parametrize(("stop", "status"), [("q", 0), ("C-c", 0), ("SIGTERM", 143)])
+def test_the_watch_redraws_in_a_real_terminal_and_restores_it(
+    fake_smi: FakeSmi, tmp_path: Path, stop: str, status: int
 ) -> None:
     fake_smi.serve(
         "h200__590.48.01__load__query-gpu.csv", "h200__590.48.01__load__query-compute-apps.csv"
@@ -148,25 +151,16 @@ def test_the_watch_redraws_in_a_real_terminal_and_q_restores_it(
     session = f"devutils-test-{os.getpid()}"
     socket = str(tmp_path / "tmux.sock")
     tmux = ["tmux", "-S", socket]
-    command = f"{sys.executable} -m devutils gpu --watch 0.2 --backend nvidia-smi; echo EXITED $?"
+    # An interactive shell, as a user has: it gives the command a process group of its
+    # own, so Ctrl-C reaches devutils alone and the shell is there to print the status.
+    shell = "env PS1='$ ' bash --norc --noprofile -i"
     subprocess.run(
-        [
-            *tmux,
-            "new-session",
-            "-d",
-            "-s",
-            session,
-            "-x",
-            "100",
-            "-y",
-            "30",
-            "sh",
-            "-c",
-            command + "; sleep 30",
-        ],
+        [*tmux, "new-session", "-d", "-s", session, "-x", "100", "-y", "30", shell],
         check=True,
         env=dict(os.environ),
     )
+    command = f"{sys.executable} -m devutils gpu --watch 0.2 --backend nvidia-smi; echo EXITED $?"
+    subprocess.run([*tmux, "send-keys", "-t", session, command, "Enter"], check=True)
 
     def pane_once(done: Callable[[str], bool], delay: float) -> str:
         """The pane's text once *done* holds for it (or after 50 tries)."""
@@ -193,9 +187,78 @@ def test_the_watch_redraws_in_a_real_terminal_and_q_restores_it(
         assert any(line.startswith("  hist |") and "█" in line for line in lines)
         assert any("pid   10309" in line and "28234 MiB" in line for line in lines)
         assert lines[-1].startswith("q: quit") or "q: quit" in screen
-        subprocess.run([*tmux, "send-keys", "-t", session, "q"], check=True)
+        if stop == "SIGTERM":  # as `kill` or `timeout` would: the shell's child
+            import psutil
+
+            pane = subprocess.run(
+                [*tmux, "display-message", "-p", "-t", session, "#{pane_pid}"],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            for child in psutil.Process(int(pane.stdout)).children():
+                child.send_signal(signal.SIGTERM)
+        else:
+            subprocess.run([*tmux, "send-keys", "-t", session, stop], check=True)
         screen = pane_once(lambda screen: "EXITED" in screen, 0.1)
-        assert "EXITED 0" in screen
+        assert f"EXITED {status}" in screen
         assert "hist |" not in screen  # the alternate screen is gone: the terminal is back
+        stty = [*tmux, "send-keys", "-t", session, "stty -a; echo STTY", "Enter"]
+        subprocess.run(stty, check=True)
+        settings = pane_once(lambda screen: "\nSTTY" in screen, 0.1)
+        assert " echo " in settings.replace("\n", " ")  # echo and line editing are back
+        assert " icanon " in settings.replace("\n", " ")
     finally:
         subprocess.run([*tmux, "kill-server"], check=False)
+
+
+# -- the live view's lines -------------------------------------------------------------------
+
+
+@given(st.lists(st.none() | st.floats(-10, 110, allow_nan=False), max_size=50))
+def test_the_sparkline_has_a_level_per_sample_and_a_space_where_unknown(
+    values: list[float | None],
+) -> None:
+    from devutils.cli.gpu import SPARKS, sparkline
+
+    line = sparkline(values)
+    assert len(line) == len(values)
+    for value, char in zip(values, line, strict=True):
+        if value is None:
+            assert char == " "
+            continue
+        share = max(0.0, min(100.0, value)) / 100
+        assert char == SPARKS[round(share * (len(SPARKS) - 1))]
+    # Higher is never drawn lower.
+    known = sorted((v, SPARKS.index(c)) for v, c in zip(values, line, strict=True) if v is not None)
+    assert [level for _, level in known] == sorted(level for _, level in known)
+
+
+def test_the_view_of_an_idle_gpu_and_of_unified_memory() -> None:
+    from devutils.cli.gpu import _view
+    from devutils.gpu import GpuInfo
+
+    nvidia = GpuInfo(0, "GPU-0", "NVIDIA H200", 0.0, 2**30, 4 * 2**30, 30.0, 70.0, None)
+    apple = GpuInfo(
+        0,
+        "AGX",
+        "Apple M2",
+        None,
+        3 * 2**29,
+        None,
+        None,
+        None,
+        None,
+        vendor="apple",
+        backend="apple",
+        unified_memory=True,
+    )
+    history: dict[tuple[str, int], Any] = {}
+    for _ in range(3):
+        lines = _view([nvidia, apple], history, 80, 1.0)
+    assert "  util [----------------------------------------]   0%" in lines
+    assert "  mem  [##########------------------------------] 1.0/4.0 GiB" in lines
+    assert lines.count("  hist |▁▁▁") == 1  # idle is the lowest level, not blank
+    assert "  mem  1.5 GiB in use of the unified memory" in lines
+    assert "  util [????????????????????????????????????????]    -" in lines
+    assert lines.count("  hist |   ") == 1  # unknown utilization: blank

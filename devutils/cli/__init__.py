@@ -7,7 +7,8 @@ Options and operands mix, as with GNU tools (`argparse`'s intermixed parsing).
 
 Exit statuses: 0 done (also when the reader of stdout went away: ``| head``), 1 a
 failure (a file refused, output that cannot be written), 2 a usage error, 128 + N after
-signal N (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP).
+signal N (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP), except that Ctrl-C ends ``stat`` and
+``gpu --watch``, which run until stopped, with 0.
 """
 
 from __future__ import annotations

@@ -16,11 +16,11 @@ from collections import deque
 from dataclasses import asdict
 from typing import Any
 
-from devutils.cli.common import CliError, positive_int, positive_seconds
+from devutils.cli.common import CliError, catch_signals, positive_int, positive_seconds
 from devutils.gpu import BACKENDS, GpuInfo, gpu_probe, gpu_snapshot, nvml_session
 
-SPARKS = " ▁▂▃▄▅▆▇█"
-"""The sparkline's levels, from 0 % to 100 %."""
+SPARKS = "▁▂▃▄▅▆▇█"
+"""The sparkline's levels, from 0 % to 100 % (an unknown figure is a space)."""
 _GIB = 2**30
 _MIB = 2**20
 
@@ -140,6 +140,9 @@ def _watch(args: argparse.Namespace) -> int:
             if sys.stdout.isatty():
                 import curses
 
+                # SIGTERM, SIGHUP: unwind as Ctrl-C does (curses restores the terminal, a
+                # running nvidia-smi is killed, status 128 + N), not ncurses' exit(1).
+                catch_signals()
                 curses.wrapper(_screen, args)
             else:
                 _plain(args)
@@ -197,7 +200,10 @@ def _view(
         lines.append(f"GPU {gpu.index}  {gpu.name}  ({gpu.vendor}, {gpu.backend})")
         busy = None if gpu.utilization is None else gpu.utilization / 100
         lines.append(f"  util [{bar(busy, bar_width)}] {util}")
-        lines.append(f"  mem  [{bar(_memory_fraction(gpu), bar_width)}] {memory}")
+        if gpu.unified_memory:  # the machine's memory: no total of the GPU's own to fill
+            lines.append(f"  mem  {_gib(gpu.memory_used)} GiB in use of the unified memory")
+        else:
+            lines.append(f"  mem  [{bar(_memory_fraction(gpu), bar_width)}] {memory}")
         lines.append(f"  hist |{sparkline(list(seen))}")
         by_memory = sorted(gpu.processes, key=lambda p: -(p.used_memory or 0))
         for proc in by_memory[:5]:
