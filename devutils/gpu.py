@@ -651,6 +651,10 @@ _NONE_FOUND = {
 
 def _probe(timeout: float, processes: bool, backends: object) -> GpuProbe:
     seconds, names = _check(timeout, backends)
+    flag: object = processes
+    if not isinstance(flag, bool):
+        msg = f"processes must be a bool, got {type(flag).__name__} {flag!r}"
+        raise TypeError(msg)
     deadline = time.monotonic() + seconds
     reasons: dict[str, str] = {}
     gpus: list[GpuInfo] = []
@@ -719,7 +723,8 @@ def gpu_snapshot(
             that applies here. nvidia-smi is skipped when NVML answered.
 
     Raises:
-        TypeError: If *timeout* is not a number or *backends* not a sequence of names.
+        TypeError: If *timeout* is not a number, *processes* not a bool or *backends* not
+            a sequence of names.
         ValueError: If *timeout* is not positive and finite, or a backend is unknown.
 
     Examples:

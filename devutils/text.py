@@ -468,7 +468,8 @@ class Replacer:
         pass through unchanged.
 
         Raises:
-            TypeError: If *chunk_size* is not an int.
+            TypeError: If *reader* has no ``read`` or gives anything but str, *writer* has
+                no ``write``, or *chunk_size* is not an int.
             ValueError: If *chunk_size* is not positive.
 
         Examples:
@@ -481,8 +482,18 @@ class Replacer:
             'NYC, NYC'
         """
         chunk_size = _check_chunk_size(chunk_size)
+        for name, given, method in (("reader", reader, "read"), ("writer", writer, "write")):
+            if not callable(getattr(given, method, None)):
+                msg = f"{name} must have a {method}() method, got {_describe(given)}"
+                raise TypeError(msg)
         stream = StreamReplacer(self)
-        while chunk := reader.read(chunk_size):
+        while True:
+            chunk: object = reader.read(chunk_size)
+            if not chunk:
+                break
+            if not isinstance(chunk, str):
+                msg = f"reader must give str (open the file in text mode), got {_describe(chunk)}"
+                raise TypeError(msg)
             if out := stream.feed(chunk):
                 writer.write(out)
         if out := stream.finish():

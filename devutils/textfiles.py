@@ -117,6 +117,7 @@ def transcode(  # noqa: PLR0913 - the streams, then keyword-only settings
     strictly; return the finished `StreamReplacer` (its ``count`` and ``changed``).
 
     Raises:
+        TypeError: If *replacer* is not a `Replacer` or *source* gives anything but bytes.
         FileRefusedError: For a NUL character, bytes that do not decode, or output that
             cannot be encoded (*name* names the file in the message).
         LookupError: For an unknown *encoding*.
@@ -136,7 +137,10 @@ def transcode(  # noqa: PLR0913 - the streams, then keyword-only settings
     state = StreamReplacer(replacer)
     offset = 0
     while True:
-        raw = source.read(chunk_size)
+        raw: object = source.read(chunk_size)
+        if not isinstance(raw, bytes | bytearray):
+            msg = f"source must give bytes (open it in binary mode), got {type(raw).__name__}"
+            raise TypeError(msg)
         final = not raw
         pending = decoder.getstate()[0]
         try:
@@ -299,6 +303,7 @@ def replace_file(
         chunk_size: Bytes read at a time.
 
     Raises:
+        TypeError: If *replacer* is not a `Replacer` or *path* not a path.
         FileRefusedError: If the file is binary (has a NUL character), does not decode,
             or the result cannot be encoded; the file is untouched.
         FileChangedError: If another process changed the file meanwhile; its change stays.
@@ -315,6 +320,10 @@ def replace_file(
         'The color of the center\\n'
     """
     chunk_size = _check_chunk_size(chunk_size)
+    given: object = replacer
+    if not isinstance(given, Replacer):  # before the file is opened
+        msg = f"replacer must be a Replacer, got {type(given).__name__} {given!r:.60}"
+        raise TypeError(msg)
     codecs.lookup(encoding)  # LookupError for an unknown encoding, before anything else
     with AtomicRewrite(path, backup_suffix=backup_suffix) as rewrite:
         state = transcode(

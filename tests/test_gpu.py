@@ -532,6 +532,10 @@ def test_backends_are_checked(fake_smi: FakeSmi) -> None:
         gpu_snapshot(timeout="5")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="timeout must be a positive number"):
         gpu_snapshot(timeout=0)
+    with pytest.raises(TypeError, match="processes must be a bool, got str 'yes'"):
+        gpu_probe(processes="yes")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="processes must be a bool, got NoneType None"):
+        gpu_snapshot(processes=None)  # type: ignore[arg-type]
 
 
 def test_every_vendor_has_the_same_fields(

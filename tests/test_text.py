@@ -701,3 +701,13 @@ def test_stream_equals_whole_text(
 def test_chunk_size_must_be_positive() -> None:
     with pytest.raises(ValueError, match="chunk_size must be positive, got 0"):
         Replacer({"a": "b"}).replace_stream(io.StringIO("a"), io.StringIO(), chunk_size=0)
+
+
+def test_stream_ends_are_checked() -> None:
+    replacer = Replacer({"a": "b"})
+    with pytest.raises(TypeError, match="reader must have a read\\(\\) method, got str 'abc'"):
+        replacer.replace_stream("abc", io.StringIO())  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="writer must have a write\\(\\) method, got NoneType"):
+        replacer.replace_stream(io.StringIO("a"), None)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="reader must give str \\(open the file in text mode\\)"):
+        replacer.replace_stream(io.BytesIO(b"a"), io.StringIO())  # type: ignore[arg-type]

@@ -177,3 +177,11 @@ def test_fsync_directory_syncs_and_ignores_what_cannot(
     assert len(synced) == 1
     fsync_directory(str(tmp_path / "missing"))  # best effort: no error
     assert len(synced) == 1
+
+
+def test_the_replacer_and_the_source_are_checked_first(tmp_path: Path) -> None:
+    missing = tmp_path / "missing.txt"
+    with pytest.raises(TypeError, match="replacer must be a Replacer, got dict"):
+        replace_file({"a": "b"}, missing)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="source must give bytes \\(open it in binary mode\\)"):
+        transcode(Replacer({"a": "b"}), io.StringIO("a"), io.BytesIO(), name="x")  # type: ignore[arg-type]
