@@ -17,7 +17,14 @@ import regex
 from hypothesis import given
 from hypothesis import strategies as st
 
-from devutils.text import Engine, Replacement, Replacer, is_word_char, multi_replace
+from devutils.text import (
+    Engine,
+    Replacement,
+    Replacer,
+    StreamReplacer,
+    is_word_char,
+    multi_replace,
+)
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "text.md"
 
@@ -696,6 +703,26 @@ def test_stream_equals_whole_text(
     count = replacer.replace_stream(io.StringIO(text), out, chunk_size=chunk_size)
     assert out.getvalue() == replacer.replace(text)
     assert count == replacer.replace_count(text)[1]
+
+
+@given(
+    pieces=st.lists(st.text(ALPHABET, max_size=8), max_size=10),
+    mapping=mappings(),
+    whole_words=st.booleans(),
+)
+def test_pieces_fed_in_any_sizes_give_the_whole_texts_result(
+    pieces: list[str], mapping: dict[str, str], whole_words: bool
+) -> None:
+    replacer = Replacer(mapping, whole_words=whole_words)
+    stream = StreamReplacer(replacer)
+    out = "".join(stream.feed(piece) for piece in pieces) + stream.finish()
+    text = "".join(pieces)
+    assert out == replacer.replace(text)
+    assert stream.count == replacer.replace_count(text)[1]
+    # changed: some replacement differs from what it replaced ("abb" with ab -> a and
+    # b -> bb comes back as "abb", yet changed).
+    matches = replacer.iter_matches(text)
+    assert stream.changed == any(value != text[start:end] for start, end, value in matches)
 
 
 def test_chunk_size_must_be_positive() -> None:
