@@ -507,6 +507,15 @@ class CounterSampler:
 
     A group whose reader fails is None in the snapshot and listed in the sample's
     ``missing``; ``errors`` keeps the first failure of each group (group -> message).
+
+    Examples:
+        >>> sampler = CounterSampler(readers={"load": lambda: (0.5, 0.25, 0.125)})
+        >>> sampler.snapshot()["load"]
+        (0.5, 0.25, 0.125)
+        >>> sampler.sample() is None  # primes
+        True
+        >>> [sample["load1"] for sample in sampler.run(interval=0.01, count=2)]
+        [0.5, 0.5]
     """
 
     def __init__(

@@ -194,7 +194,13 @@ class Sampler:
         self._warned: set[str] = set()
 
     def snapshot(self) -> Snapshot:
-        """Read every group's counters now (a group that fails becomes None)."""
+        """Read every group's counters now (a group that fails becomes None).
+
+        Examples:
+            >>> snapshot = Sampler(readers={"load": lambda: (0.5, 0.25, 0.125)}).snapshot()
+            >>> snapshot.load
+            (0.5, 0.25, 0.125)
+        """
         snapshot = Snapshot(**self._counters.snapshot())
         self._warn()
         return snapshot
@@ -215,6 +221,11 @@ class Sampler:
         Raises:
             TypeError: If *interval* is not a number or *count* not an int or None.
             ValueError: If *interval* is not positive and finite, or *count* < 1.
+
+        Examples:
+            >>> samples = list(Sampler().run(interval=0.05, count=2))
+            >>> len(samples), all(sample.elapsed > 0 for sample in samples)
+            (2, True)
         """
         rates = self._counters.run(interval, count)
         return (self._warned_sample(r) for r in rates)
