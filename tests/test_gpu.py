@@ -331,8 +331,21 @@ cat "$FAKE_IOREG_OUTPUT"
 """
 
 
+class FakeIoreg:
+    """An ``ioreg`` on PATH that prints the M1 capture, or the text given to `serve`."""
+
+    def __init__(self, folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.folder = folder
+        self.monkeypatch = monkeypatch
+
+    def serve(self, text: str) -> None:
+        output = self.folder / "ioreg-output.txt"
+        output.write_text(text)
+        self.monkeypatch.setenv("FAKE_IOREG_OUTPUT", str(output))
+
+
 @pytest.fixture
-def fake_ioreg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def fake_ioreg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FakeIoreg:
     script = tmp_path / "bin" / "ioreg"
     script.parent.mkdir(exist_ok=True)
     script.write_text(FAKE_IOREG)
@@ -340,10 +353,10 @@ def fake_ioreg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("PATH", f"{script.parent}{os.pathsep}{os.environ['PATH']}")
     monkeypatch.setenv("FAKE_IOREG_OUTPUT", str(IOREG / "m1-pro__exelban-stats-1094.txt"))
     monkeypatch.delenv("FAKE_IOREG_SLEEP", raising=False)
-    return script
+    return FakeIoreg(tmp_path, monkeypatch)
 
 
-def test_apple_silicon_through_ioreg(fake_ioreg: Path) -> None:
+def test_apple_silicon_through_ioreg(fake_ioreg: FakeIoreg) -> None:
     (m1,) = gpu_snapshot(backends=["apple"])
     assert (m1.vendor, m1.backend, m1.name) == ("apple", "apple", "AGXAcceleratorG13X")
     assert (m1.utilization, m1.memory_used, m1.memory_total) == (2.0, 340983808, None)
@@ -351,9 +364,7 @@ def test_apple_silicon_through_ioreg(fake_ioreg: Path) -> None:
     assert (m1.temperature, m1.power_draw) == (None, None)
 
 
-def test_apple_clients_are_its_processes(
-    fake_ioreg: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_apple_clients_are_its_processes(fake_ioreg: FakeIoreg) -> None:
     # The registry's shape for a client (`ioreg -r -d 2`): an AGXDeviceUserClient under
     # the accelerator, with "IOUserClientCreator" = "pid N, name" (synthetic values).
     capture = (IOREG / "m1-pro__exelban-stats-1094.txt").read_text()
@@ -361,9 +372,7 @@ def test_apple_clients_are_its_processes(
         "    +-o AGXDeviceUserClient  <class AGXDeviceUserClient, id 0x1000008a1>\n"
         '        {\n          "IOUserClientCreator" = "pid 4242, python3.11"\n        }\n'
     )
-    output = tmp_path / "with-client.txt"
-    output.write_text(capture + client)
-    monkeypatch.setenv("FAKE_IOREG_OUTPUT", str(output))
+    fake_ioreg.serve(capture + client)
     (m1,) = gpu_snapshot(backends=["apple"])
     assert [(p.pid, p.name, p.used_memory) for p in m1.processes] == [(4242, "python3.11", None)]
 
@@ -376,25 +385,24 @@ def test_apple_clients_are_its_processes(
     ],
 )
 def test_apple_garbage_and_missing_keys(
-    fake_ioreg: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, content: str, reason: str
+    fake_ioreg: FakeIoreg,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    content: str,
+    reason: str,
 ) -> None:
-    output = tmp_path / "out.txt"
-    output.write_text(content)
-    monkeypatch.setenv("FAKE_IOREG_OUTPUT", str(output))
+    fake_ioreg.serve(content)
     probe = gpu_probe(backends=["apple"])
     assert probe.snapshot == ()
     assert reason in probe.reason
 
 
-def test_apple_later_chips_by_their_model(
-    fake_ioreg: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_apple_later_chips_by_their_model(fake_ioreg: FakeIoreg) -> None:
     # No full public capture of an M2- or M3-class Mac was found (tests/fixtures/ioreg/
     # SOURCES.md): a synthetic listing in the shape of the M1 capture, with the class names
     # later chips register (AGXAcceleratorG14G, G15X), their "model" and the tree-drawing
     # "|" that `ioreg -d 2` puts before nested lines.
-    output = tmp_path / "later.txt"
-    output.write_text(
+    fake_ioreg.serve(
         "+-o AGXAcceleratorG14G  <class AGXAcceleratorG14G, id 0x1000002d5, registered>\n"
         '    {\n      "model" = "Apple M2"\n'
         '      "PerformanceStatistics" = {"In use system memory"=2684354560,'
@@ -404,7 +412,6 @@ def test_apple_later_chips_by_their_model(
         '  |   "PerformanceStatistics" = {"Device Utilization %"=97,"In use system memory"=1}\n'
         "  | }\n"
     )
-    monkeypatch.setenv("FAKE_IOREG_OUTPUT", str(output))
     found = gpu_snapshot(backends=["apple"])
     assert [(g.index, g.name, g.utilization, g.memory_used) for g in found] == [
         (0, "Apple M2", 12.0, 2684354560),
@@ -458,15 +465,12 @@ def test_parse_ioreg_reads_back_each_accelerator_and_its_clients(
     ]
 
 
-def test_an_intel_macs_gpus_are_named_by_their_driver(
-    fake_ioreg: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_an_intel_macs_gpus_are_named_by_their_driver(fake_ioreg: FakeIoreg) -> None:
     # The class names and header lines of an Intel Mac's iGPU and Radeon as pasted in
     # exelban/stats#649 and #173; the statistics are synthetic, under the keys the AMD
     # driver reports (inUseVidMemoryBytes, Temperature(C), Total Power(W)), which
     # ur-grue/toptop#90 reads on a Radeon Pro 5700 XT.
-    output = tmp_path / "intel-mac.txt"
-    output.write_text(
+    fake_ioreg.serve(
         "+-o IntelAccelerator  <class IntelAccelerator, id 0x100000412, registered>\n"
         '    {\n      "PerformanceStatistics" = {"Device Utilization %"=4,'
         '"In use system memory"=536870912}\n    }\n'
@@ -475,7 +479,6 @@ def test_an_intel_macs_gpus_are_named_by_their_driver(
         '    {\n      "PerformanceStatistics" = {"Device Utilization %"=31,'
         '"inUseVidMemoryBytes"=2469606195,"Temperature(C)"=65,"Total Power(W)"=15}\n    }\n'
     )
-    monkeypatch.setenv("FAKE_IOREG_OUTPUT", str(output))
     intel, radeon = gpu_snapshot(backends=["apple"])
     assert (intel.vendor, intel.unified_memory, intel.memory_used) == ("intel", True, 2**29)
     assert (radeon.vendor, radeon.unified_memory, radeon.memory_used) == ("amd", False, 2469606195)
@@ -483,19 +486,15 @@ def test_an_intel_macs_gpus_are_named_by_their_driver(
     assert (intel.temperature, intel.power_draw, radeon.memory_total) == (None, None, None)
 
 
-def test_apple_missing_statistics_are_none(
-    fake_ioreg: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    output = tmp_path / "out.txt"
-    output.write_text('+-o AGXAcceleratorG13G  <class>\n  "PerformanceStatistics" = {"x"=1}\n')
-    monkeypatch.setenv("FAKE_IOREG_OUTPUT", str(output))
+def test_apple_missing_statistics_are_none(fake_ioreg: FakeIoreg) -> None:
+    fake_ioreg.serve('+-o AGXAcceleratorG13G  <class>\n  "PerformanceStatistics" = {"x"=1}\n')
     (gpu_,) = gpu_snapshot(backends=["apple"])
     assert (gpu_.utilization, gpu_.memory_used) == (None, None)
 
 
 @pytest.mark.parametrize("backend", ["apple", "nvidia-smi"])
 def test_a_hung_tool_is_killed_at_the_timeout(
-    backend: str, fake_ioreg: Path, fake_smi: FakeSmi, monkeypatch: pytest.MonkeyPatch
+    backend: str, fake_ioreg: FakeIoreg, fake_smi: FakeSmi, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("FAKE_IOREG_SLEEP", "30")
     fake_smi.serve("h200__590.48.01__load__query-gpu.csv")
@@ -539,7 +538,7 @@ def test_backends_are_checked(fake_smi: FakeSmi) -> None:
 
 
 def test_every_vendor_has_the_same_fields(
-    fake_ioreg: Path, amd_tree: None, fake_smi: FakeSmi
+    fake_ioreg: FakeIoreg, amd_tree: None, fake_smi: FakeSmi
 ) -> None:
     fake_smi.serve(
         "h200__590.48.01__load__query-gpu.csv", "h200__590.48.01__load__query-compute-apps.csv"
