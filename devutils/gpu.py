@@ -430,8 +430,9 @@ def _amd_card(number: int, device: str) -> GpuInfo:
 
 def _amd_processes(deadline: float) -> dict[str, list[GpuProcess]]:
     """Each process's memory on each card (PCI slot -> processes), from the amdgpu
-    clients in ``PROCFS_PATH/PID/fdinfo``: drm-memory-vram plus drm-memory-gtt (as nvtop
-    counts them), each client once however many descriptors it has."""
+    clients in ``PROCFS_PATH/PID/fdinfo``: their VRAM (``drm-memory-vram``, as nvtop
+    counts it, so that it adds up to the card's own figure; GTT is system memory), each
+    client once however many descriptors it has."""
     try:
         pids = [name for name in os.listdir(PROCFS_PATH) if name.isdigit()]
     except OSError:
@@ -460,21 +461,24 @@ def _amd_processes(deadline: float) -> dict[str, list[GpuProcess]]:
 
 
 def _drm_client(path: str) -> tuple[str, str, int] | None:
-    """An amdgpu client's (PCI slot, client id, bytes of VRAM and GTT), or None."""
+    """An amdgpu client's (PCI slot, client id, bytes of VRAM), or None."""
     keys = {}
     for line in (_read(path) or "").splitlines():
         key, _, value = line.partition(":")
         keys[key.strip()] = value.strip()
-    if keys.get("drm-driver") != "amdgpu" or "drm-pdev" not in keys:
+    # Linux 5.19 on: drm-driver, drm-pdev, drm-client-id, drm-memory-vram (or the generic
+    # drm-resident-vram). Before, amdgpu alone wrote fdinfo: pdev and "vram mem" (as nvtop
+    # reads both), and no client id, so each descriptor counts.
+    pdev = keys.get("drm-pdev") if keys.get("drm-driver") == "amdgpu" else None
+    if pdev is None and "drm-driver" not in keys and "vram mem" in keys:
+        pdev = keys.get("pdev")
+    if pdev is None:
         return None
-    memory = 0
-    for region in ("vram", "gtt"):
-        value = keys.get(f"drm-memory-{region}") or keys.get(f"drm-resident-{region}") or "0"
-        number, _, unit = value.partition(" ")
-        scale = {"KiB": _KIB, "MiB": _MIB, "GiB": 1 << 30}.get(unit.strip(), 1)  # bare: bytes
-        with contextlib.suppress(ValueError):
-            memory += int(number) * scale
-    return keys["drm-pdev"], keys.get("drm-client-id", path), memory
+    vram = keys.get("drm-memory-vram") or keys.get("drm-resident-vram") or keys.get("vram mem")
+    number, _, unit = (vram or "0").partition(" ")
+    scale = {"KiB": _KIB, "kB": _KIB, "MiB": _MIB, "GiB": 1 << 30}.get(unit.strip(), 1)
+    memory = int(number) * scale if number.isdigit() else 0  # bare: bytes
+    return pdev, keys.get("drm-client-id", path), memory
 
 
 # -- Apple Silicon: the I/O Registry ---------------------------------------------------------

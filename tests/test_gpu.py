@@ -276,11 +276,32 @@ def test_amd_cards_from_sysfs(amd_tree: None) -> None:
     )
     assert (first.temperature, first.power_draw, first.mig_mode) == (None, None, None)
     (process,) = first.processes  # one client, through two descriptors: counted once
-    assert (process.pid, process.used_memory) == (2217, (2068 + 8192) * 1024)
+    assert (process.pid, process.used_memory) == (2217, 2068 * 1024)  # VRAM, as nvtop
     assert (second.utilization, second.memory_used) == (None, 6812925952)  # EOPNOTSUPP: None
     assert second.processes == ()
     probe = gpu_probe(backends=["amd"])
     assert (probe.backend, probe.gpus, probe.reason) == ("amd", 2, "")
+
+
+def test_amd_process_memory_in_each_fdinfo_format(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The key sets each kernel writes (synthetic values): amdgpu before Linux 5.19 ("pdev",
+    # "vram mem" in kB, no client id), the generic DRM keys, and another driver's client.
+    formats = {
+        "300": "pdev:\t0000:08:00.0\npasid:\t32770\nvram mem:\t4096 kB\ngtt mem:\t512 kB\n",
+        "301": "drm-driver:\tamdgpu\ndrm-pdev:\t0000:08:00.0\ndrm-client-id:\t9\n"
+        "drm-resident-vram:\t3 MiB\ndrm-total-gtt:\t9 MiB\n",
+        "302": "drm-driver:\ti915\ndrm-pdev:\t0000:00:02.0\ndrm-client-id:\t4\n",
+    }
+    for pid, text in formats.items():
+        (tmp_path / pid / "fdinfo").mkdir(parents=True)
+        (tmp_path / pid / "fdinfo" / "5").write_text(text)
+    monkeypatch.setattr(gpu, "SYSFS_PATH", str(AMD_SYSFS))
+    monkeypatch.setattr(gpu, "PROCFS_PATH", str(tmp_path))
+    first, second = gpu_snapshot(backends=["amd"])
+    assert [(p.pid, p.used_memory) for p in first.processes] == [(300, 4 * MIB), (301, 3 * MIB)]
+    assert second.processes == ()
 
 
 def test_amd_hwmon_units(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
