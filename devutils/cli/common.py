@@ -25,14 +25,12 @@ __all__ = [
     "CliError",
     "Handler",
     "Parser",
-    "StdoutError",
     "Terminated",
     "catch_signals",
     "hold_signals",
     "positive_float",
     "positive_int",
     "positive_seconds",
-    "write_stdout",
 ]
 
 Handler = Callable[[argparse.Namespace], int]
@@ -174,26 +172,3 @@ def hold_signals() -> Iterator[None]:
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
-
-
-class StdoutError(OSError):
-    """Writing to stdout failed (a full disk, a closed descriptor): named as ``stdout``."""
-
-
-def write_stdout(data: bytes) -> None:
-    """Write *data* to stdout whole (a short write continues), or raise `StdoutError` (or
-    BrokenPipeError, for a reader that went away)."""
-    sys.stdout.flush()
-    out = sys.stdout.buffer
-    view = memoryview(data)
-    try:
-        while view:
-            written = out.write(view)
-            if not written:
-                raise OSError(28, os.strerror(28))  # ENOSPC: no byte went out
-            view = view[written:]
-        out.flush()
-    except BrokenPipeError:
-        raise
-    except OSError as exc:
-        raise StdoutError(exc.errno, exc.strerror or str(exc), "stdout") from exc

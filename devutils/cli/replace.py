@@ -20,12 +20,10 @@ from typing import IO, Any
 
 from devutils.cli.common import (
     CliError,
-    StdoutError,
     Terminated,
     catch_signals,
     hold_signals,
     positive_int,
-    write_stdout,
 )
 from devutils.text import Replacer
 from devutils.textfiles import (
@@ -34,6 +32,7 @@ from devutils.textfiles import (
     FileRefusedError,
     fsync_directory,
     transcode,
+    write_all,
 )
 
 DEFAULT_CHUNK = 1 << 20  # bytes read at a time
@@ -648,6 +647,23 @@ def _stdin(replacer: Replacer, options: Options, source: _Reader) -> Outcome:
         chunk_size=options.chunk_size,
     )
     return Outcome(STDIN, state.count)
+
+
+class StdoutError(OSError):
+    """Writing to stdout failed (a full disk, a closed descriptor): named as ``stdout``."""
+
+
+def write_stdout(data: bytes) -> None:
+    """Write *data* to stdout whole (a short write continues), or raise `StdoutError` (or
+    BrokenPipeError, for a reader that went away)."""
+    sys.stdout.flush()
+    try:
+        write_all(sys.stdout.buffer, data)
+        sys.stdout.buffer.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        raise StdoutError(exc.errno, exc.strerror or str(exc), "stdout") from exc
 
 
 class _StdoutSink:
