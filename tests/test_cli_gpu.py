@@ -60,6 +60,23 @@ def test_gpu_cli_without_gpu(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, cl
     )
 
 
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--count", "2"], "--count needs --watch"),
+        (["--watch", "--json"], "--json and --watch"),
+        (["--watch", "0"], "argument --watch: must be a positive number of seconds, got '0'"),
+    ],
+)
+def test_gpu_flags_that_do_not_go_together_are_usage_errors(
+    args: list[str], message: str, cli: Cli
+) -> None:
+    result = cli(["gpu", *args])
+    assert result.status == 2
+    assert result.err.startswith("devutils gpu: error: ")
+    assert message in result.err
+
+
 AMD_SYSFS = Path(__file__).parent / "fixtures" / "amd-sysfs"
 AMD_PROC = Path(__file__).parent / "fixtures" / "amd-proc"
 

@@ -58,6 +58,9 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.count is not None and args.watch is None:
+        msg = "--count needs --watch (devutils gpu --watch 1 --count N)"
+        raise CliError(msg)
     if args.watch is not None:
         if args.json:
             msg = "--json and --watch: use devutils stat --gpu --json for a log"
