@@ -326,6 +326,7 @@ def test_stat_output_no_header_appends_without_looking(tmp_path: Path, cli: Cli)
         (["1", "1e30"], "argument count: must be a positive integer"),
         (["--output", "", "1", "1"], "argument --output: must name a file, got ''"),
         (["--gpu", "--timeout", "0", "1", "1"], "argument --timeout: must be a positive"),
+        (["--timeout", "2", "0.01", "1"], "argument --timeout: bounds the GPU backends, so it"),
         (
             ["--top-cpu", "1", "1"],
             "argument --top-cpu: a dool flag devutils stat does not have; use top",

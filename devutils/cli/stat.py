@@ -91,8 +91,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--timeout",
         type=positive_seconds,
-        default=5.0,
-        help="with --gpu: seconds nvidia-smi may take each sample (default 5)",
+        help="with --gpu: seconds the GPU backends may take each sample (default 5)",
     )
     parser.add_argument(
         "delay", nargs="?", type=positive_seconds, default=1.0, help="seconds (at most a day)"
@@ -520,7 +519,12 @@ def run_stat(args: argparse.Namespace) -> int:
         msg = "argument --bits: sets the table's unit; --csv and --json are always bytes/s"
         raise CliError(msg)
     if not args.gpu:
+        if args.timeout is not None:
+            msg = "argument --timeout: bounds the GPU backends, so it needs --gpu"
+            raise CliError(msg)
         return _stat(args, [])
+    if args.timeout is None:
+        args.timeout = 5.0
     from devutils.gpu import gpu_probe, nvml_session
 
     with nvml_session():  # one NVML start for the run, not one per sample
