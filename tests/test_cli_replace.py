@@ -178,6 +178,8 @@ def test_diff(tmp_path: Path, cli: Cli) -> None:
     assert f"--- a/{a}\n+++ b/{a}\n" in result.text
     assert "-old line\n+new line\n" in result.text
     assert a.read_bytes() == b"keep\nold line\nkeep\n"
+    counted = cli(["replace", "--diff", "--count", "--pair", "old", "new", str(a)])
+    assert (counted.text, counted.err) == (result.text, f"{a}: 1\n")
 
 
 def test_in_place_with_stdin_is_a_usage_error(tmp_path: Path, cli: Cli) -> None:

@@ -99,7 +99,9 @@ def register(subparsers: Any) -> None:
         "--diff", action="store_true", help="change nothing; print a unified diff instead"
     )
     parser.add_argument(
-        "--count", action="store_true", help="print each file's count on stderr afterwards"
+        "--count",
+        action="store_true",
+        help="print each file's count on stderr afterwards (also with --diff)",
     )
     parser.add_argument(
         "-j",
@@ -340,7 +342,7 @@ def run_files(replacer: Replacer, args: argparse.Namespace) -> int:
     if options.mode == "in-place":
         for directory in sorted({os.path.dirname(os.path.realpath(t.path)) for t in tasks}):
             fsync_directory(directory)
-    if args.count and options.mode in ("stdout", "in-place"):
+    if args.count and options.mode != "dry-run":  # a dry run's output is the counts
         for name, count in counts:
             print(f"{name}: {count}", file=sys.stderr)
     return 1 if failed else 0
@@ -627,7 +629,8 @@ def _rewrite(replacer: Replacer, path: str, options: Options, source: _Reader) -
 def _stdin(replacer: Replacer, options: Options, source: _Reader) -> Outcome:
     if options.mode == "diff":
         data = sys.stdin.buffer.read()
-        return Outcome(STDIN, diff=_unified(replacer, data, "<stdin>", options))
+        diff, count = _unified(replacer, data, "<stdin>", options)
+        return Outcome(STDIN, count, diff=diff)
     if options.mode == "dry-run":
         state = transcode(
             replacer,
@@ -714,10 +717,12 @@ def _to_stdout(
 def _diff(replacer: Replacer, path: str, options: Options) -> Outcome:
     with open(path, "rb") as handle:
         data = handle.read()
-    return Outcome(path, diff=_unified(replacer, data, path, options))
+    diff, count = _unified(replacer, data, path, options)
+    return Outcome(path, count, diff=diff)
 
 
-def _unified(replacer: Replacer, data: bytes, name: str, options: Options) -> str:
+def _unified(replacer: Replacer, data: bytes, name: str, options: Options) -> tuple[str, int]:
+    """The unified diff of what the replacements would make of *data*, and their count."""
     try:
         before = data.decode(options.encoding)
     except UnicodeDecodeError as exc:
@@ -725,16 +730,17 @@ def _unified(replacer: Replacer, data: bytes, name: str, options: Options) -> st
         raise FileRefusedError(name, reason) from exc
     if "\x00" in before:
         raise FileRefusedError(name, "looks binary (it has a NUL byte)")
-    after = replacer.replace(before)
+    after, count = replacer.replace_count(before)
     lines = difflib.unified_diff(
         before.splitlines(keepends=True),
         after.splitlines(keepends=True),
         fromfile=f"a/{name}",
         tofile=f"b/{name}",
     )
-    return "".join(
+    diff = "".join(
         line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
     )
+    return diff, count
 
 
 class _Progress:
