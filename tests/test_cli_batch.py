@@ -39,6 +39,14 @@ def test_batch_schedule(cli: Cli) -> None:
     assert "tokens per step: 196608" in lines
 
 
+def test_tokens_per_step_without_a_schedule(cli: Cli) -> None:
+    args = ["batch", "--target", "96", "--max-per-device", "8", "--devices", "2"]
+    text = cli([*args, "--seq-len", "2048"]).text.splitlines()
+    assert text[-1] == "tokens per step: 196608"  # 8 x 6 x 2 samples of 2048 tokens
+    data = json.loads(cli([*args, "--seq-len", "2048", "--format", "json"]).text)
+    assert (data["tokens_per_step"], "schedule" in data) == (196608, False)
+
+
 @pytest.mark.parametrize(
     ("fmt", "expected"),
     [
@@ -100,7 +108,11 @@ def test_batch_json(cli: Cli) -> None:
         (["--target", "64"], "required: --max-per-device"),
         (
             ["--target", "64", "--max-per-device", "4", "--epochs", "2"],
-            "--epochs and --max-steps need --samples",
+            "--epochs needs --samples (the schedule is counted from it)",
+        ),
+        (
+            ["--target", "64", "--max-per-device", "4", "--warmup", "0", "--drop-last"],
+            "--warmup and --drop-last need --samples",
         ),
         (
             ["--target", "64", "--max-per-device", "4", "--samples", "10", "--warmup", "2.5"],

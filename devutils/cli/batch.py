@@ -56,7 +56,7 @@ def register(subparsers: Any) -> None:
         "--max-steps", type=positive_int, help="optimizer steps, instead of --epochs"
     )
     parser.add_argument(
-        "--warmup", type=_warmup, default=0, help="warmup: a ratio in [0, 1) or a step count"
+        "--warmup", type=_warmup, help="warmup: a ratio in [0, 1) or a step count (default 0)"
     )
     parser.add_argument(
         "--seq-len", type=positive_int, help="tokens per sample, for tokens per step"
@@ -112,8 +112,19 @@ def run(args: argparse.Namespace) -> int:
 
 def _schedule(args: argparse.Namespace, plan: BatchPlan) -> TrainingSchedule | None:
     if args.samples is None:
-        if args.epochs is not None or args.max_steps is not None:
-            msg = "--epochs and --max-steps need --samples"
+        given = [
+            flag
+            for flag, value in (
+                ("--epochs", args.epochs),
+                ("--max-steps", args.max_steps),
+                ("--warmup", args.warmup),
+                ("--drop-last", args.drop_last or None),
+            )
+            if value is not None
+        ]
+        if given:
+            verb = "needs" if len(given) == 1 else "need"
+            msg = f"{' and '.join(given)} {verb} --samples (the schedule is counted from it)"
             raise CliError(msg)
         return None
     if args.epochs is not None and args.max_steps is not None:
@@ -126,7 +137,7 @@ def _schedule(args: argparse.Namespace, plan: BatchPlan) -> TrainingSchedule | N
         plan.devices,
         epochs=1.0 if args.epochs is None and args.max_steps is None else args.epochs,
         max_steps=args.max_steps,
-        warmup=args.warmup,
+        warmup=0 if args.warmup is None else args.warmup,
         drop_last=args.drop_last,
         seq_len=args.seq_len,
     )
@@ -147,6 +158,8 @@ def _print(args: argparse.Namespace, plan: BatchPlan, schedule: TrainingSchedule
         }
         if schedule is not None:
             data["schedule"] = asdict(schedule)
+        elif args.seq_len is not None:
+            data["tokens_per_step"] = plan.effective * args.seq_len
         print(json.dumps(data, indent=2))
         return
     note = "" if plan.exact else f"  (target {plan.target} has no exact split: rounded)"
@@ -155,6 +168,8 @@ def _print(args: argparse.Namespace, plan: BatchPlan, schedule: TrainingSchedule
         f"per-device batch {plan.per_device} of at most {plan.max_per_device} "
         f"({plan.memory_utilization:.0%} of the memory budget)"
     )
+    if schedule is None and args.seq_len is not None:
+        print(f"tokens per step: {plan.effective * args.seq_len}")
     if schedule is not None:
         print(f"steps per epoch: {schedule.steps_per_epoch}")
         print(f"total steps: {schedule.total_steps} ({schedule.epochs:g} epochs)")
