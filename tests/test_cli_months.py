@@ -31,8 +31,14 @@ def test_months(args: list[str], expected: str, cli: Cli) -> None:
     [
         (["2024-02-30", "2024-03-01"], "START is not an ISO 8601 date or datetime: '2024-02-30'"),
         (["2024-01-01", "soon"], "END is not an ISO 8601"),
-        (["2024-03-01", "2024-01-01"], "end must not be before start"),
-        (["2024-01-01T00:00+00:00", "2024-02-01"], "cannot mix an aware datetime and a date"),
+        (
+            ["2024-03-01", "2024-01-01"],
+            "END is before START, got START '2024-03-01', END '2024-01-01'",
+        ),
+        (
+            ["2024-01-01T00:00+00:00", "2024-02-01"],
+            "cannot mix an aware datetime and a date: START '2024-01-01T00:00+00:00', END",
+        ),
         (["2024-01-01"], "the following arguments are required: END"),
         (["2024-01-01", "2024-02-01", "--list", "--elapsed"], "not allowed with argument"),
     ],

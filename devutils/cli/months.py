@@ -56,5 +56,9 @@ def run(args: argparse.Namespace) -> int:
         else:
             print(count_months(start, end))
     except (TypeError, ValueError) as exc:
-        raise CliError(str(exc)) from exc
+        # The library shows the values as Python objects: show what was typed instead.
+        message = str(exc).replace(f"start={start!r}", f"START {args.start!r}")
+        message = message.replace(f"end={end!r}", f"END {args.end!r}")
+        message = message.replace("end must not be before start", "END is before START")
+        raise CliError(message) from exc
     return 0
