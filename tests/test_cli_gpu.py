@@ -279,3 +279,9 @@ def test_the_view_of_an_idle_gpu_and_of_unified_memory() -> None:
     assert "  mem  1.5 GiB in use of the unified memory" in lines
     assert "  util [????????????????????????????????????????]    -" in lines
     assert lines.count("  hist |   ") == 1  # unknown utilization: blank
+    # A narrower terminal keeps the latest samples that fit; a wider one keeps them all.
+    narrow = _view([nvidia], history, 12, 1.0)
+    assert "  hist |▁▁" in narrow
+    wide = _view([nvidia], history, 80, 1.0)
+    assert "  hist |▁▁▁" in wide
+    assert len(history["nvidia", 0]) == 3

@@ -196,7 +196,9 @@ def _view(
         lines.append("no GPU (devutils gpu says why)")
     bar_width = max(10, min(40, width - 40))
     for gpu in gpus:
-        seen = history.setdefault((gpu.vendor, gpu.index), deque(maxlen=width - 10))
+        seen = history.get((gpu.vendor, gpu.index), deque())
+        if seen.maxlen != width - 10:  # first seen, or the terminal was resized
+            seen = history[gpu.vendor, gpu.index] = deque(seen, maxlen=width - 10)
         seen.append(gpu.utilization)
         util = "   -" if gpu.utilization is None else f"{gpu.utilization:3.0f}%"
         memory = f"{_gib(gpu.memory_used)}/{_gib(gpu.memory_total)} GiB"
