@@ -104,7 +104,10 @@ def prime_factors(n: int) -> dict[int, int]:
         ...
         ValueError: n must be >= 1, got 0
     """
-    n = _check("n", n)
+    return _prime_factors(_check("n", n))
+
+
+def _prime_factors(n: int) -> dict[int, int]:
     factors: dict[int, int] = {}
     for p in range(2, _TRIAL):
         while n % p == 0:
@@ -132,8 +135,12 @@ def divisors(n: int) -> list[int]:
         >>> divisors(12), divisors(97)
         ([1, 2, 3, 4, 6, 12], [1, 97])
     """
+    return _divisors(_check("n", n))
+
+
+def _divisors(n: int) -> list[int]:
     found = [1]
-    for prime, exponent in prime_factors(n).items():
+    for prime, exponent in _prime_factors(n).items():
         found = [d * prime**k for d in found for k in range(exponent + 1)]
     return sorted(found)
 
@@ -149,11 +156,13 @@ def has_divisor_in(n: int, low: int, high: int) -> bool:
         >>> has_divisor_in(91, 2, 6), has_divisor_in(91, 2, 7)
         (False, True)
     """
-    n = _check("n", n)
-    low, high = _check_range(low, high)
-    if low <= n <= high or (low <= 1 and n >= 1):
+    return _has_divisor_in(_check("n", n), *_check_range(low, high))
+
+
+def _has_divisor_in(n: int, low: int, high: int) -> bool:
+    if low <= n <= high or low == 1:
         return True
-    return any(low <= d <= high for d in divisors(n))
+    return any(low <= d <= high for d in _divisors(n))
 
 
 def nearest_multiple(x: int, low: int, high: int, direction: Literal["down", "up"]) -> int | None:
@@ -187,7 +196,7 @@ def nearest_multiple(x: int, low: int, high: int, direction: Literal["down", "up
         return x
     step = -1 if direction == "down" else 1
     for candidate in range(x, x + step * _SCAN, step):
-        if candidate >= low and has_divisor_in(candidate, low, high):
+        if candidate >= low and _has_divisor_in(candidate, low, high):
             return candidate
     by_size = high - low + 1
     if direction == "down":
