@@ -168,12 +168,13 @@ def _print(args: argparse.Namespace, plan: BatchPlan, schedule: TrainingSchedule
         f"per-device batch {plan.per_device} of at most {plan.max_per_device} "
         f"({plan.memory_utilization:.0%} of the memory budget)"
     )
-    if schedule is None and args.seq_len is not None:
-        print(f"tokens per step: {plan.effective * args.seq_len}")
-    if schedule is not None:
-        print(f"steps per epoch: {schedule.steps_per_epoch}")
-        print(f"total steps: {schedule.total_steps} ({schedule.epochs:g} epochs)")
-        print(f"warmup steps: {schedule.warmup_steps}")
-        print(f"samples per step: {schedule.samples_per_step}")
-        if schedule.tokens_per_step is not None:
-            print(f"tokens per step: {schedule.tokens_per_step}")
+    if schedule is None:
+        if args.seq_len is not None:
+            print(f"tokens per step: {plan.effective * args.seq_len}")
+        return
+    print(f"steps per epoch: {schedule.steps_per_epoch}")
+    print(f"total steps: {schedule.total_steps} ({schedule.epochs:g} epochs)")
+    print(f"warmup steps: {schedule.warmup_steps}")
+    print(f"samples per step: {schedule.samples_per_step}")
+    if schedule.tokens_per_step is not None:
+        print(f"tokens per step: {schedule.tokens_per_step}")
