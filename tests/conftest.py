@@ -96,6 +96,7 @@ case "$*" in
   *--query-compute-apps*) file="$FAKE_SMI_APPS" ;;
   *) file="$FAKE_SMI_GPU" ;;
 esac
+echo "$*" >> "$FAKE_SMI_LOG"
 if [ -n "$FAKE_SMI_SLEEP" ]; then sleep "$FAKE_SMI_SLEEP"; fi
 cat "$file"
 exit "${FAKE_SMI_EXIT:-0}"
@@ -108,6 +109,12 @@ class FakeSmi:
     def __init__(self, path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         self.path = path
         self._monkeypatch = monkeypatch
+        self.log = path.parent / "calls.log"
+        monkeypatch.setenv("FAKE_SMI_LOG", str(self.log))
+
+    def calls(self) -> list[str]:
+        """The arguments of each run so far, one string a run (it logs before sleeping)."""
+        return self.log.read_text().splitlines() if self.log.exists() else []
 
     def serve(self, gpu: str, apps: str | None = None, exit_status: int = 0) -> None:
         """Answer ``--query-gpu`` with fixture *gpu*, ``--query-compute-apps`` with *apps*."""

@@ -10,7 +10,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -383,13 +383,23 @@ def test_a_file_named_twice_is_rewritten_once(tmp_path: Path, cli: Cli) -> None:
 
 
 # -- faults: signals, closed pipes, full disks, concurrent writers ---------------------------
+#
+# A test that must catch a run in the middle of its work waits for what it can see (a
+# temporary file of a rewrite, a spool file, a pipe the test does not read), never for a
+# time tuned to one machine: `frozen_mid_rewrite` stops the run's process group with
+# SIGSTOP at a moment when a rewrite's temporary file exists, so whatever the test does
+# next finds the run in the middle of a file, on a fast machine or a loaded one.
 
 WORDS = [f"w{a}{b}{c}" for a in "abcdefgh" for b in "abcdefgh" for c in "abcdefgh"]  # 512
+STOPS_WITHIN = 10.0  # seconds: "at once" on a slow, loaded machine (bench/bench_signals.py)
+needs_proc = pytest.mark.skipif(
+    not Path("/proc/self/stat").exists(), reason="watches the run's processes in /proc"
+)
 
 
 def slow_inputs(folder: Path, files: int = 6, words: int = 600_000) -> tuple[list[Path], Path]:
-    """*files* files of random words and a map that upper-cases every word: rewriting
-    one with ``--chunk-size 4096 -w`` takes about 1.5 s here."""
+    """*files* files of random words and a map that upper-cases every word (a few MB each:
+    enough that a run is long against polling a folder)."""
     import random
 
     rng = random.Random(0)
@@ -417,6 +427,56 @@ def devutils_replace(
     return process
 
 
+def group_members(group: int) -> list[int]:
+    """The live processes of process group *group* (from /proc)."""
+    members = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError, IndexError, ValueError):
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                if int(fields[2]) == group and fields[0] != "Z":
+                    members.append(int(entry.name))
+    return members
+
+
+def _all_stopped(group: int) -> bool:
+    states = []
+    for pid in group_members(group):
+        with contextlib.suppress(OSError, IndexError):
+            states.append(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0])
+    return all(s in "tT" for s in states)
+
+
+def frozen_mid_rewrite(
+    process: subprocess.Popen[str],
+    folder: Path,
+    *,
+    after: int = 0,
+    paths: Sequence[Path] = (),
+) -> list[Path]:
+    """Stop *process*'s group (SIGSTOP) while a rewrite's temporary file exists in *folder*
+    (and, with *after*, once that many of *paths* are rewritten); return the temporary
+    files. The caller sends SIGCONT (`thaw`)."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        assert process.poll() is None, "the run ended before it could be caught mid-rewrite"
+        ready = sum(state(path) == "new" for path in paths) >= after
+        if ready and list(folder.glob(".*.devutils-tmp")):
+            os.killpg(process.pid, signal.SIGSTOP)
+            while not _all_stopped(process.pid):
+                time.sleep(0.001)
+            caught = list(folder.glob(".*.devutils-tmp"))
+            if caught:
+                return caught
+            thaw(process)  # between two files: try again
+        time.sleep(0.001)
+    pytest.fail("no rewrite seen in 120 s")
+
+
+def thaw(process: subprocess.Popen[str]) -> None:
+    os.killpg(process.pid, signal.SIGCONT)
+
+
 def state(path: Path) -> str:
     data = path.read_text(encoding="utf-8")
     if data == data.lower():
@@ -429,19 +489,20 @@ def no_litter(folder: Path, temporary: Path) -> None:
     assert sorted(p.name for p in temporary.iterdir()) == []
 
 
+@needs_proc
 @pytest.mark.parametrize(
     ("signum", "jobs", "after"),
     [
-        (signal.SIGINT, 2, 0.3),
-        (signal.SIGINT, 2, 1.8),
-        (signal.SIGINT, 1, 1.8),
-        (signal.SIGTERM, 2, 1.8),
-        (signal.SIGTERM, 1, 1.0),
-        (signal.SIGHUP, 2, 1.8),
+        (signal.SIGINT, 2, 0),
+        (signal.SIGINT, 2, 2),
+        (signal.SIGINT, 1, 2),
+        (signal.SIGTERM, 2, 2),
+        (signal.SIGTERM, 1, 0),
+        (signal.SIGHUP, 2, 2),
     ],
 )
 def test_a_signal_stops_at_once_and_leaves_nothing_behind(
-    tmp_path: Path, signum: int, jobs: int, after: float
+    tmp_path: Path, signum: int, jobs: int, after: int
 ) -> None:
     folder, temporary = tmp_path / "files", tmp_path / "tmp"
     folder.mkdir()
@@ -450,24 +511,26 @@ def test_a_signal_stops_at_once_and_leaves_nothing_behind(
     process = devutils_replace(
         ["--in-place", "-j", str(jobs), *map(str, paths)], table, temporary, stderr=subprocess.PIPE
     )
-    time.sleep(after)
-    sent = time.monotonic()
+    frozen_mid_rewrite(process, folder, after=after, paths=paths)
     if signum == signal.SIGINT:
         os.killpg(process.pid, signum)  # Ctrl-C: the terminal signals the whole group
     else:
         process.send_signal(signum)
-    _, err = process.communicate(timeout=30)
+    sent = time.monotonic()
+    thaw(process)
+    _, err = process.communicate(timeout=60)
     stopped = time.monotonic() - sent
     assert process.returncode == 128 + signum, err
     states = [state(path) for path in paths]
     assert "MIXED" not in states
     done = states.count("new")
+    assert done >= after
     assert err == (
         f"devutils replace: interrupted: {done} of 6 files done; the others are unchanged\n"
     )
     assert done < len(paths)  # a file not started is left alone
     no_litter(folder, temporary)
-    assert stopped < 0.5, f"took {stopped:.2f} s to stop"
+    assert stopped < STOPS_WITHIN, f"took {stopped:.2f} s to stop"
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
@@ -486,7 +549,7 @@ def test_a_closed_pipe_is_quiet_and_leaves_nothing(tmp_path: Path, jobs: int) ->
     assert process.stdout is not None
     assert process.stdout.read(1)  # `| head -c1`
     process.stdout.close()
-    _, err = process.communicate(timeout=30)
+    _, err = process.communicate(timeout=60)
     assert (process.returncode, err) == (0, "")
     no_litter(folder, temporary)
 
@@ -500,42 +563,48 @@ def test_sigint_in_stdout_mode_removes_the_spool(tmp_path: Path) -> None:
         ["-j", "2", *map(str, paths)],
         table,
         temporary,
-        stdout=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,  # not read: the run cannot finish until the test reads it
         stderr=subprocess.PIPE,
     )
-    time.sleep(1.5)
+    deadline = time.monotonic() + 120
+    while not list(temporary.glob("devutils-replace-*/*")):  # a worker's output is spooled
+        assert process.poll() is None, "the run ended with its stdout unread"
+        assert time.monotonic() < deadline, "no spooled output in 120 s"
+        time.sleep(0.001)
     os.killpg(process.pid, signal.SIGINT)
-    _, err = process.communicate(timeout=30)
-    assert process.returncode == 130
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130, err
     assert err.startswith("devutils replace: interrupted: ")
     no_litter(folder, temporary)
 
 
+@needs_proc
 def test_sigkill_leaves_a_temporary_file_named_as_documented(tmp_path: Path) -> None:
     folder, temporary = tmp_path / "files", tmp_path / "tmp"
     folder.mkdir()
     temporary.mkdir()
     (path,), table = slow_inputs(folder, files=1)
     process = devutils_replace(["--in-place", str(path)], table, temporary)
-    time.sleep(0.8)
+    frozen_mid_rewrite(process, folder)
     process.kill()
-    process.wait()
+    thaw(process)
+    process.wait(timeout=60)
     assert state(path) == "old"
     (leftover,) = folder.glob(".f0.txt.*.devutils-tmp")  # the pattern docs/cli.md names
     assert len(leftover.name.split(".")) == 5
 
 
+@needs_proc
 def test_a_file_changed_during_the_rewrite_is_left_to_the_other_writer(tmp_path: Path) -> None:
     folder, temporary = tmp_path / "files", tmp_path / "tmp"
     folder.mkdir()
     temporary.mkdir()
     (path,), table = slow_inputs(folder, files=1)
     process = devutils_replace(["--in-place", str(path)], table, temporary, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 10
-    while not list(folder.glob(".f0.txt.*.devutils-tmp")) and time.monotonic() < deadline:
-        time.sleep(0.01)
+    frozen_mid_rewrite(process, folder)
     path.write_text("another writer's text\n", encoding="utf-8")  # like an editor saving
-    _, err = process.communicate(timeout=30)
+    thaw(process)
+    _, err = process.communicate(timeout=60)
     assert process.returncode == 1
     assert err == (
         f"devutils replace: {path}: changed by another process during the rewrite; left as it is\n"
@@ -555,18 +624,19 @@ def worker_count(pid: int) -> int:
     return count
 
 
-@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="counts workers in /proc")
+@needs_proc
 def test_jobs_never_start_more_workers_than_files(tmp_path: Path) -> None:
     folder, temporary = tmp_path / "files", tmp_path / "tmp"
     folder.mkdir()
     temporary.mkdir()
     paths, table = slow_inputs(folder, files=2)
     process = devutils_replace(["--in-place", "-j", "50", *map(str, paths)], table, temporary)
-    time.sleep(0.8)
+    frozen_mid_rewrite(process, folder)  # the workers are at work
     try:
-        assert worker_count(process.pid) <= 2
+        assert 1 <= worker_count(process.pid) <= 2
     finally:
-        process.wait(timeout=30)
+        thaw(process)
+        process.wait(timeout=60)
     assert process.returncode == 0
     assert [state(path) for path in paths] == ["new", "new"]
 
