@@ -431,7 +431,11 @@ class _Runner:
             return
         size = max(1, min(64, len(tasks) // (4 * self.workers)))
         chunks = [tasks[i : i + size] for i in range(0, len(tasks), size)]
-        self.futures = [self.pool.submit(_work, chunk) for chunk in chunks]
+        # The pool's threads and workers start with the signals held, so that a signal to
+        # this process reaches this thread (one taken by a helper thread is not noticed
+        # until the wait ends); the workers take theirs back in `_init_worker`.
+        with hold_signals():
+            self.futures = [self.pool.submit(_work, chunk) for chunk in chunks]
         for future in self.futures:
             outcomes, signum = future.result()
             if signum:  # a worker was sent a signal of its own: stop everything
@@ -513,6 +517,7 @@ def _init_worker(replacer: Replacer, options: Options, stop: Any) -> None:
 
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         catch_signals()  # SIGTERM to the whole group: unwind the file begun
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
 
 
 def _work(tasks: list[Task]) -> tuple[list[Outcome], int]:
