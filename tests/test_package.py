@@ -44,14 +44,6 @@ def test_no_generated_code() -> None:
     assert calls == []
 
 
-def test_no_module_is_over_800_lines() -> None:
-    lengths = {
-        str(path.relative_to(ROOT)): len(path.read_text(encoding="utf-8").splitlines())
-        for path in PACKAGE.rglob("*.py")
-    }
-    assert {name: n for name, n in lengths.items() if n > 800} == {}
-
-
 def test_no_test_module_imports_another() -> None:
     imports = []
     for path in (ROOT / "tests").glob("test_*.py"):

@@ -1,0 +1,195 @@
+"""``devutils replace``'s flags, sed-style ``--pair`` and ``--in-place``, and the
+replacer they describe."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import Any
+
+from devutils.cli.common import CliError, positive_int
+from devutils.cli.replace.maps import load_map
+from devutils.text import Replacer
+
+DEFAULT_CHUNK = 1 << 20  # bytes read at a time
+MAX_CHUNK = 1 << 30
+"""The largest ``--chunk-size``: 1 GiB."""
+MAX_JOBS = 256
+"""The most files processed at once (``--jobs``); never more workers than files."""
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """The ``replace`` subcommand's parser, with every flag."""
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "replace",
+        help="replace many strings in one pass (leftmost-longest), in streams or files",
+        description=(
+            "Replace many strings in one pass: at each position the longest key wins, "
+            "and replacements are never rescanned. With no FILE (or -) it filters stdin "
+            "to stdout; with FILEs it writes the results to stdout in order, or rewrites "
+            "them atomically with --in-place. Exit status: 0 done, 1 a file was refused "
+            "or failed, 2 usage error."
+        ),
+    )
+    parser.add_argument("files", nargs="*", metavar="FILE", help="files to read (- is stdin)")
+    parser.add_argument(
+        "--pair",
+        nargs=2,
+        action="append",
+        default=[],
+        metavar=("FROM", "TO"),
+        help="replace FROM with TO (repeatable; the two words are taken as they are, so "
+        "they may start with -)",
+    )
+    # prepare_argv turns each "--pair FROM TO" into these two, which take any word
+    parser.add_argument("--pair-from", action="append", default=[], help=argparse.SUPPRESS)
+    parser.add_argument("--pair-to", action="append", default=[], help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--map",
+        dest="map_file",
+        metavar="FILE",
+        help="a JSON object or a two-column TSV file (FROM<TAB>TO per line) of "
+        "replacements; - reads it from stdin",
+    )
+    parser.add_argument("--ignore-case", action="store_true", help="full Unicode case folding")
+    parser.add_argument(
+        "-w", "--whole-words", action="store_true", help="match only where not inside a word"
+    )
+    parser.add_argument(
+        "--preserve-case",
+        action="store_true",
+        help="give each replacement the matched text's case (UPPER, Title, else as given)",
+    )
+    parser.add_argument(
+        "--in-place",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="SUFFIX",
+        help="rewrite each FILE atomically; --in-place=SUFFIX keeps a backup FILE+SUFFIX",
+    )
+    parser.add_argument(
+        "-n",
+        "--dry-run",
+        action="store_true",
+        help="change nothing; print each file's count (with --in-place: of what it would rewrite)",
+    )
+    parser.add_argument(
+        "--diff", action="store_true", help="change nothing; print a unified diff instead"
+    )
+    parser.add_argument(
+        "--count",
+        action="store_true",
+        help="print each file's count on stderr afterwards (also with --diff)",
+    )
+    parser.add_argument(
+        "-j",
+        "--jobs",
+        type=_jobs,
+        default=1,
+        metavar="N",
+        help=f"files processed at once, 1 to {MAX_JOBS} (never more than there are files)",
+    )
+    parser.add_argument(
+        "-r", "--recursive", action="store_true", help="walk directories given as FILE"
+    )
+    parser.add_argument(
+        "--hidden", action="store_true", help="with --recursive, include hidden files and dirs"
+    )
+    parser.add_argument("--encoding", default="utf-8", help="text encoding (default: utf-8)")
+    parser.add_argument(
+        "--chunk-size", type=_chunk_size, default=DEFAULT_CHUNK, help=argparse.SUPPRESS
+    )
+    parser.add_argument(
+        "--progress",
+        choices=["auto", "always", "never"],
+        default="auto",
+        help="a progress bar on stderr: auto (a terminal and long work), always or never",
+    )
+    return parser
+
+
+def _jobs(text: str) -> int:
+    """An argparse type: 1 to `MAX_JOBS` worker processes."""
+    jobs = positive_int(text)
+    if jobs > MAX_JOBS:
+        msg = f"must be at most {MAX_JOBS}, got {text!r}"
+        raise argparse.ArgumentTypeError(msg)
+    return jobs
+
+
+def prepare_argv(argv: list[str]) -> list[str]:
+    """Read ``devutils replace``'s arguments as sed readers expect them.
+
+    A bare ``--in-place`` takes no value, so ``--in-place FILE`` keeps FILE a file; and
+    ``--pair FROM TO`` takes the next two words whatever they are (``--pair -v
+    --verbose``), given to argparse as ``--pair-from=FROM --pair-to=TO``. Past ``--``
+    every word is a file.
+    """
+    out: list[str] = []
+    index = 0
+    while index < len(argv):
+        arg = argv[index]
+        if arg == "--":
+            return out + argv[index:]
+        if arg == "--pair" and index + 2 < len(argv):
+            out += [f"--pair-from={argv[index + 1]}", f"--pair-to={argv[index + 2]}"]
+            index += 3
+            continue
+        out.append("--in-place=" if arg == "--in-place" else arg)
+        index += 1
+    return out
+
+
+def _chunk_size(text: str) -> int:
+    """An argparse type: 1 to `MAX_CHUNK` bytes."""
+    size = positive_int(text)
+    if size > MAX_CHUNK:
+        msg = f"must be at most {MAX_CHUNK} (1 GiB), got {text!r}"
+        raise argparse.ArgumentTypeError(msg)
+    return size
+
+
+def typed(word: str) -> str:
+    """A FROM or TO word as the user typed it: read as UTF-8 (as ``--map`` files are),
+    whatever the locale, so that a script's words mean the same under every locale;
+    bytes that are not UTF-8 are read in the locale's encoding, as Python read them.
+
+    Python decodes the command line with the locale's encoding (and surrogateescape), so
+    ``os.fsencode`` gives back the bytes as they were typed.
+    """
+    try:
+        return os.fsencode(word).decode("utf-8")
+    except UnicodeDecodeError:
+        return word
+
+
+def build_replacer(args: argparse.Namespace) -> Replacer:
+    """Merge ``--map`` and ``--pair`` into one validated Replacer."""
+    mapping: dict[str, str] = {}
+    sources: dict[str, str] = {}
+    if args.map_file is not None:
+        for key, value in load_map(args.map_file).items():
+            mapping[key] = value
+            sources[key] = f"--map {args.map_file}"
+    for key, value in zip(map(typed, args.pair_from), map(typed, args.pair_to), strict=True):
+        if key in mapping and mapping[key] != value:
+            msg = (
+                f"key {key!r} given twice with different values: {mapping[key]!r} "
+                f"({sources[key]}) and {value!r} (--pair)"
+            )
+            raise CliError(msg)
+        mapping[key] = value
+        sources[key] = "--pair"
+    if not mapping:
+        msg = "no replacements: give --pair FROM TO or --map FILE"
+        raise CliError(msg)
+    try:
+        return Replacer(
+            mapping,
+            ignore_case=args.ignore_case,
+            whole_words=args.whole_words,
+            preserve_case=args.preserve_case,
+        )
+    except (TypeError, ValueError) as exc:
+        raise CliError(str(exc)) from exc

@@ -1,0 +1,96 @@
+"""Reading ``--map FILE``: a JSON object, or a TSV file of ``FROM<TAB>TO`` lines.
+
+Both kinds follow one rule: a key given twice with the same value is fine, with two
+different values it is an error naming both. A TSV file's lines end at ``\\n`` (a ``\\r``
+before it is dropped, for files from Windows); nothing else ends a line, so a value may
+hold a form feed, U+2028 or U+0085.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from devutils.cli.common import CliError
+
+STDIN = "-"
+
+
+def load_map(path: str) -> dict[str, str]:
+    """Read a JSON object or two-column TSV file of replacements (``-``: stdin)."""
+    try:
+        if path == STDIN:
+            if sys.stdin is None:
+                msg = "cannot read --map -: stdin is closed"
+                raise CliError(msg)
+            raw = sys.stdin.buffer.read()
+        else:
+            raw = Path(path).read_bytes()
+    except OSError as exc:
+        msg = f"cannot read --map {path!r}: {exc.strerror or exc}"
+        raise CliError(msg) from exc
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        msg = f"--map {path!r} is not valid UTF-8 (byte {exc.start})"
+        raise CliError(msg) from exc
+    suffix = Path(path).suffix.lower()
+    if suffix == ".json" or (suffix not in {".tsv", ".tab", ".txt"} and text.lstrip()[:1] == "{"):
+        return _load_json(path, text)
+    return _load_tsv(path, text)
+
+
+def _load_json(path: str, text: str) -> dict[str, str]:
+    def pairs(items: list[tuple[str, object]]) -> dict[str, object]:
+        mapping: dict[str, object] = {}
+        for key, value in items:
+            if key in mapping and mapping[key] != value:
+                msg = (
+                    f"--map {path!r}: key {key!r} given twice with different values "
+                    f"{mapping[key]!r} and {value!r}"
+                )
+                raise CliError(msg)
+            mapping[key] = value
+        return mapping
+
+    try:
+        data = json.loads(text, object_pairs_hook=pairs)
+    except json.JSONDecodeError as exc:
+        msg = f"--map {path!r}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
+        raise CliError(msg) from exc
+    if not isinstance(data, dict):
+        msg = f"--map {path!r}: expected a JSON object, got {type(data).__name__}"
+        raise CliError(msg)
+    for key, value in data.items():
+        if not isinstance(value, str):
+            msg = f"--map {path!r}: value for key {key!r} must be a string, got {value!r}"
+            raise CliError(msg)
+    return data
+
+
+def _load_tsv(path: str, text: str) -> dict[str, str]:
+    mapping: dict[str, str] = {}
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()  # the last line's newline
+    for number, line in enumerate(lines, start=1):
+        line = line.removesuffix("\r")  # noqa: PLW2901 - the same line, without its CR
+        if not line:
+            continue
+        fields = line.split("\t")
+        if len(fields) != 2:  # noqa: PLR2004 - FROM and TO
+            msg = (
+                f"--map {path!r} line {number}: expected 2 tab-separated columns, "
+                f"got {len(fields)}: {line[:60]!r}"
+            )
+            raise CliError(msg)
+        key, value = fields
+        if key in mapping and mapping[key] != value:
+            msg = (
+                f"--map {path!r} line {number}: key {key!r} given twice with different "
+                f"values {mapping[key]!r} and {value!r}"
+            )
+            raise CliError(msg)
+        mapping[key] = value
+    return mapping

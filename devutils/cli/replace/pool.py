@@ -1,0 +1,133 @@
+"""Running a job's tasks here, or in worker processes (``--jobs``) that stop at once
+when asked."""
+
+from __future__ import annotations
+
+import shutil
+import signal
+import tempfile
+from collections.abc import Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import replace
+from typing import Any
+
+from devutils.cli.common import Terminated, catch_signals, hold_signals
+from devutils.cli.replace.progress import Progress
+from devutils.cli.replace.tasks import Job, Task
+from devutils.cli.replace.work import Outcome, process
+
+_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+
+
+class Runner:
+    """Run *job*'s tasks here, or in *workers* processes; ``done`` counts the files
+    finished.
+
+    The workers ignore Ctrl-C (the whole process group gets it): this process catches
+    it, sets the stop event and waits; a worker checks the event before each file and
+    between chunks, so a file not started is never touched and one begun is unwound
+    (its temporary file removed). A worker that gets SIGTERM itself unwinds its file and
+    says so, and this process stops too. Their stdout output goes through files in a
+    folder of this process's (``devutils-replace-XXXXXXXX`` in the temporary directory),
+    removed whatever happens; only SIGKILL can leave it behind.
+    """
+
+    def __init__(self, job: Job, workers: int, progress: Progress | None) -> None:
+        self.job = job
+        self.workers = workers
+        self.progress = progress
+        self.pool: ProcessPoolExecutor | None = None
+        self.stop: Any = None
+        self.futures: list[Future[tuple[list[Outcome], int]]] = []
+        self._done_here = 0
+
+    def __enter__(self) -> Runner:
+        if self.workers <= 1:
+            return self
+        import multiprocessing
+
+        self.job = replace(self.job, spool=tempfile.mkdtemp(prefix="devutils-replace-"))
+        self.stop = multiprocessing.get_context().Event()
+        self.pool = ProcessPoolExecutor(
+            max_workers=self.workers, initializer=_init_worker, initargs=(self.stop,)
+        )
+        return self
+
+    @property
+    def done(self) -> int:
+        """Files finished (rewritten, or with nothing to change, or written out)."""
+        finished = [
+            f.result()[0]
+            for f in self.futures
+            if f.done() and not f.cancelled() and f.exception() is None
+        ]
+        return self._done_here + sum(succeeded(outcome) for part in finished for outcome in part)
+
+    def outcomes(self, tasks: list[Task]) -> Iterator[Outcome]:
+        """Each task's outcome, in the tasks' order."""
+        if self.pool is None:
+            advance = self.progress.advance if self.progress is not None else None
+            for task in tasks:
+                outcome = process(self.job, task, None, advance)
+                self._done_here += succeeded(outcome)
+                yield outcome
+            return
+        size = max(1, min(64, len(tasks) // (4 * self.workers)))
+        chunks = [tasks[i : i + size] for i in range(0, len(tasks), size)]
+        # The pool's threads and workers start with the signals held, so that a signal to
+        # this process reaches this thread (one taken by a helper thread is not noticed
+        # until the wait ends); the workers take theirs back in `_init_worker`.
+        with hold_signals():
+            self.futures = [self.pool.submit(_work, self.job, chunk) for chunk in chunks]
+        for future in self.futures:
+            outcomes, signum = future.result()
+            if signum:  # a worker was sent a signal of its own: stop everything
+                raise Terminated(signum)
+            yield from outcomes
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self.pool is not None:
+            with hold_signals():  # a second Ctrl-C waits for the workers to unwind
+                self.stop.set()
+                self.pool.shutdown(wait=True, cancel_futures=True)
+                assert self.job.spool is not None
+                shutil.rmtree(self.job.spool, ignore_errors=True)
+        if self.progress is not None:
+            self.progress.close()
+
+
+def succeeded(outcome: Outcome) -> bool:
+    return outcome.error is None and not outcome.skipped
+
+
+# -- in the worker processes ---------------------------------------------------------------
+
+_stop: Any = None
+"""The run's stop event: multiprocessing hands an Event to a worker only at its start."""
+_received: dict[str | None, Job] = {}
+"""The first copy of each run's job this worker unpickled, by the run's spool folder
+(unique to the run): its replacer is compiled once per worker, not once per chunk."""
+
+
+def _init_worker(stop: Any) -> None:
+    global _stop  # noqa: PLW0603 - what a pool's initializer is for
+    _stop = stop
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    catch_signals()  # SIGTERM to the whole group: unwind the file begun
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _SIGNALS)
+
+
+def _work(job: Job, tasks: list[Task]) -> tuple[list[Outcome], int]:
+    """In a worker: the outcomes of *tasks* (those not started when the run stops are
+    skipped), and the signal sent to this worker, if one cut them short (else 0)."""
+    job = _received.setdefault(job.spool, job)
+    outcomes: list[Outcome] = []
+    try:
+        for task in tasks:
+            if _stop.is_set():
+                outcomes.append(Outcome(task.path, skipped=True))
+            else:
+                outcomes.append(process(job, task, _stop, parallel=True))
+    except Terminated as exc:
+        return outcomes, exc.signum
+    return outcomes, 0

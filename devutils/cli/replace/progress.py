@@ -1,0 +1,65 @@
+"""``--progress``: a one-line progress bar on stderr."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from devutils.cli.replace.tasks import Task
+
+
+class Progress:
+    """A one-line progress bar on stderr, redrawn at most ten times a second."""
+
+    REDRAW = 0.1
+    """Seconds between redraws, at least."""
+    LONG = 32 << 20
+    """Bytes of one file above which ``--progress auto`` shows a bar."""
+
+    def __init__(self, files: int, total: int) -> None:
+        self.files = files
+        self.total = max(total, 1)
+        self.done_files = 0
+        self.done_bytes = 0
+        self.file_bytes = 0
+        self.last = 0.0
+
+    @classmethod
+    def create(cls, setting: str, tasks: list[Task]) -> Progress | None:
+        if setting == "never":
+            return None
+        total = sum(task.size for task in tasks)
+        long_work = len(tasks) > 1 or total > cls.LONG
+        if setting == "auto" and not (sys.stderr.isatty() and long_work):
+            return None
+        return cls(len(tasks), total)
+
+    def advance(self, amount: int) -> None:
+        self.file_bytes += amount
+        self._draw()
+
+    def file_done(self, task: Task) -> None:
+        self.done_files += 1
+        self.done_bytes += task.size
+        self.file_bytes = 0
+        self._draw(force=self.done_files == self.files)
+
+    def _draw(self, *, force: bool = False) -> None:
+        now = time.monotonic()
+        if not force and now - self.last < self.REDRAW:
+            return
+        self.last = now
+        done = min(self.done_bytes + self.file_bytes, self.total)
+        width = 30
+        filled = width * done // self.total
+        bar = "#" * filled + "-" * (width - filled)
+        line = (
+            f"\rdevutils replace [{bar}] {self.done_files}/{self.files} files, "
+            f"{done / 1e6:.1f}/{self.total / 1e6:.1f} MB"
+        )
+        sys.stderr.write(line)
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        sys.stderr.write("\r\x1b[K")
+        sys.stderr.flush()

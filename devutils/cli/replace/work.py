@@ -1,0 +1,319 @@
+"""One file (or stdin) in the run's mode: to stdout, ``--in-place``, ``--dry-run`` or
+``--diff``; and how a file's name is shown."""
+
+from __future__ import annotations
+
+import difflib
+import os
+import stat
+import sys
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import IO, Any
+
+from devutils.cli.replace.tasks import STDIN, Job, Task
+from devutils.textfiles import (
+    AtomicRewrite,
+    FileChangedError,
+    FileRefusedError,
+    transcode,
+    write_all,
+)
+
+DIFF_LIMIT = 32 << 20
+"""The largest file ``--diff`` takes, in bytes (a diff holds both texts in memory)."""
+_BINARY = "looks binary"
+
+
+@dataclass
+class Outcome:
+    path: str
+    count: int = 0
+    error: str | None = None
+    skipped: bool = False
+    output: str | None = None  # a temporary file holding stdout output (parallel runs)
+    diff: str = ""
+
+
+class Stopped(Exception):
+    """The run was interrupted: a file not started is left alone, one begun is unwound."""
+
+
+class StdoutError(OSError):
+    """Writing to stdout failed (a full disk, a closed descriptor): named as ``stdout``."""
+
+
+_ESCAPES = {"\\": "\\\\", "'": "\\'", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
+
+
+def shown(path: str) -> str:
+    """*path* as messages show it: as it is when every character is printable, else
+    quoted as bash's ``$'...'`` (``$'a\\nb.txt'``, a byte that is not UTF-8 as ``\\xff``),
+    which a shell reads back as the same name.
+
+    Examples:
+        >>> shown("notes.txt"), shown("-")
+        ('notes.txt', '<stdin>')
+        >>> print(shown("a\\nb.txt"), shown(os.fsdecode(b"caf\\xe9.txt")))
+        $'a\\nb.txt' $'caf\\xe9.txt'
+    """
+    if path == STDIN:
+        return "<stdin>"
+    if path.isprintable():
+        return path
+    quoted = []
+    for char in path:
+        if char in _ESCAPES:
+            quoted.append(_ESCAPES[char])
+        elif char.isprintable():
+            quoted.append(char)
+        else:
+            quoted.extend(f"\\x{byte:02x}" for byte in os.fsencode(char))
+    return "$'" + "".join(quoted) + "'"
+
+
+def _diff_name(prefix: str, path: str) -> str:
+    """A diff header's name as git and patch read it: C-quoted when it must be."""
+    name = prefix + ("<stdin>" if path == STDIN else path)
+    if name.isprintable() and '"' not in name and "\\" not in name:
+        return name
+    quoted = []
+    for byte in os.fsencode(name):
+        char = chr(byte)
+        if char in '"\\':
+            quoted.append("\\" + char)
+        elif 32 <= byte < 127:  # noqa: PLR2004 - printable ASCII
+            quoted.append(char)
+        else:
+            quoted.append({10: "\\n", 9: "\\t", 13: "\\r"}.get(byte, f"\\{byte:03o}"))
+    return '"' + "".join(quoted) + '"'
+
+
+def process(
+    job: Job,
+    task: Task,
+    stop: Any,
+    advance: Callable[[int], None] | None = None,
+    *,
+    parallel: bool = False,
+) -> Outcome:
+    """Do *task* in the job's mode; a problem with the file is its outcome's error.
+
+    *stop* (an Event or None) is checked between chunks; *advance* is told each chunk's
+    size; *parallel* writes stdout output to a file in the job's spool."""
+    if task.error is not None:
+        return Outcome(task.path, error=f"{shown(task.path)}: {task.error}; not searched")
+    source = _Reader(advance, stop)
+    try:
+        return _do(job, task.path, source, parallel=parallel)
+    except Stopped:
+        return Outcome(task.path, skipped=True)
+    except FileRefusedError as exc:
+        if not task.explicit and exc.reason.startswith(_BINARY):
+            return Outcome(task.path, skipped=True)
+        left = "; left unchanged" if job.mode == "in-place" else ""
+        return Outcome(task.path, error=f"{shown(task.path)}: {exc.reason}{left}")
+    except FileChangedError:
+        message = "changed by another process during the rewrite; left as it is"
+        return Outcome(task.path, error=f"{shown(task.path)}: {message}")
+    except (StdoutError, BrokenPipeError):  # ours to write, not the file's to read
+        raise
+    except OSError as exc:
+        where = os.fsdecode(exc.filename) if exc.filename is not None else task.path
+        return Outcome(task.path, error=f"{shown(where)}: {exc.strerror or exc}")
+
+
+def _do(job: Job, path: str, source: _Reader, *, parallel: bool) -> Outcome:
+    if path == STDIN:
+        return _stdin(job, source)
+    if job.mode == "dry-run":
+        return Outcome(path, _count(job, path, source))
+    if job.mode == "in-place":
+        return Outcome(path, _rewrite(job, path, source))
+    if job.mode == "diff":
+        return _diff(job, path)
+    return _to_stdout(job, path, source, parallel=parallel)
+
+
+class _Reader:
+    """A binary reader over a file that reports progress and stops when asked."""
+
+    def __init__(self, advance: Callable[[int], None] | None, stop: Any) -> None:
+        self._advance = advance
+        self._stop = stop
+        self.source: IO[bytes] | None = None
+
+    def over(self, source: IO[bytes]) -> _Reader:
+        self.source = source
+        return self
+
+    def read(self, size: int = -1, /) -> bytes:
+        if self._stop is not None and self._stop.is_set():
+            raise Stopped
+        assert self.source is not None
+        data = self.source.read(size)
+        if self._advance is not None and data:
+            self._advance(len(data))
+        return data
+
+
+def _open_regular(path: str) -> IO[bytes]:
+    """*path* opened for reading, if it is a regular file (a FIFO or a device is refused
+    before it is read, so that ``/dev/zero`` cannot fill the memory)."""
+    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    handle = os.fdopen(descriptor, "rb")
+    if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+        handle.close()
+        raise FileRefusedError(path, "is not a regular file")
+    os.set_blocking(descriptor, True)
+    return handle
+
+
+def _count(job: Job, path: str, source: _Reader) -> int:
+    """What rewriting *path* would count, changing nothing."""
+    with _open_regular(path) as handle:
+        return transcode(
+            job.replacer,
+            source.over(handle),
+            None,
+            name=path,
+            encoding=job.encoding,
+            chunk_size=job.chunk_size,
+        ).count
+
+
+def _rewrite(job: Job, path: str, source: _Reader) -> int:
+    """Rewrite *path* atomically (its directory is fsynced once, at the end of the run)."""
+    with AtomicRewrite(path, backup_suffix=job.suffix, sync_directory=False) as rewrite:
+        state = transcode(
+            job.replacer,
+            source.over(rewrite.source),
+            rewrite.target,
+            name=path,
+            encoding=job.encoding,
+            chunk_size=job.chunk_size,
+        )
+        if state.changed:
+            rewrite.commit()
+    return state.count
+
+
+def _stdin(job: Job, source: _Reader) -> Outcome:
+    stdin = sys.stdin.buffer
+    if job.mode == "diff":
+        data = stdin.read(DIFF_LIMIT + 1)
+        if len(data) > DIFF_LIMIT:
+            raise FileRefusedError(STDIN, _too_large(len(data)))
+        diff, count = _unified(job, data, STDIN)
+        return Outcome(STDIN, count, diff=diff)
+    state = transcode(
+        job.replacer,
+        source.over(stdin),
+        None if job.mode == "dry-run" else _StdoutSink(),
+        name="<stdin>",
+        encoding=job.encoding,
+        chunk_size=job.chunk_size,
+    )
+    return Outcome(STDIN, state.count)
+
+
+def write_stdout(data: bytes) -> None:
+    """Write *data* to stdout whole (a short write continues), or raise `StdoutError` (or
+    BrokenPipeError, for a reader that went away)."""
+    sys.stdout.flush()
+    try:
+        write_all(sys.stdout.buffer, data)
+        sys.stdout.buffer.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        raise StdoutError(exc.errno, exc.strerror or str(exc), "stdout") from exc
+
+
+class _StdoutSink:
+    """What `transcode` writes to, for stdout: every write whole, or `StdoutError`."""
+
+    def write(self, data: bytes | memoryview, /) -> int:
+        write_stdout(bytes(data))
+        return len(data)
+
+
+def _to_stdout(job: Job, path: str, source: _Reader, *, parallel: bool) -> Outcome:
+    """Transcode into a temporary file first, so a refused file writes nothing to stdout."""
+    target: IO[bytes]
+    name = ""
+    if parallel:
+        descriptor, name = tempfile.mkstemp(dir=job.spool, prefix="output-")
+        target = os.fdopen(descriptor, "wb")
+    else:
+        target = tempfile.SpooledTemporaryFile(max_size=16 << 20)  # noqa: SIM115 - closed below
+    try:
+        with _open_regular(path) as handle:
+            state = transcode(
+                job.replacer,
+                source.over(handle),
+                target,
+                name=path,
+                encoding=job.encoding,
+                chunk_size=job.chunk_size,
+            )
+        if parallel:
+            target.close()
+            return Outcome(path, state.count, output=name)
+        target.seek(0)
+        while data := target.read(1 << 20):
+            write_stdout(data)
+        return Outcome(path, state.count)
+    except BaseException:
+        if parallel:
+            target.close()
+            os.unlink(name)
+        raise
+    finally:
+        target.close()
+
+
+def _too_large(size: int) -> str:
+    return (
+        f"too large for --diff ({size / 2**20:.0f} MiB or more; the limit is "
+        f"{DIFF_LIMIT >> 20} MiB): use --in-place=.bak, then diff the backup"
+    )
+
+
+def _diff(job: Job, path: str) -> Outcome:
+    with _open_regular(path) as handle:
+        data = handle.read(DIFF_LIMIT + 1)
+    if len(data) > DIFF_LIMIT:
+        raise FileRefusedError(path, _too_large(len(data)))
+    diff, count = _unified(job, data, path)
+    return Outcome(path, count, diff=diff)
+
+
+def _lines(text: str) -> list[str]:
+    """*text*'s lines as diff and patch see them: each ends at ``\\n``, and only there."""
+    lines = [line + "\n" for line in text.split("\n")]
+    lines[-1] = lines[-1][:-1]
+    return lines if lines[-1] else lines[:-1]
+
+
+def _unified(job: Job, data: bytes, path: str) -> tuple[str, int]:
+    """The unified diff of what the replacements would make of *data*, and their count."""
+    try:
+        before = data.decode(job.encoding)
+    except UnicodeDecodeError as exc:
+        reason = f"not valid {job.encoding} (byte {exc.start})"
+        raise FileRefusedError(path, reason) from exc
+    if "\x00" in before:
+        raise FileRefusedError(path, "looks binary (it has a NUL byte)")
+    after, count = job.replacer.replace_count(before)
+    lines = difflib.unified_diff(
+        _lines(before),
+        _lines(after),
+        fromfile=_diff_name("a/", path),
+        tofile=_diff_name("b/", path),
+    )
+    diff = "".join(
+        line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
+    )
+    return diff, count
