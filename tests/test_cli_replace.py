@@ -12,7 +12,7 @@ import sys
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -779,3 +779,349 @@ def test_the_map_from_stdin(tmp_path: Path, cli: Cli) -> None:
     both = cli(["replace", "--map", "-"], stdin=b"colour\tcolor\n")
     assert both.status == 2
     assert "stdin (-) can be read only once" in both.err
+
+
+# -- every word, locale, encoding, map and name --------------------------------------------
+
+
+def run_replace(
+    args: list[str], *, stdin: bytes | None = b"", env: dict[str, str] | None = None, **kw: Any
+) -> subprocess.CompletedProcess[bytes]:
+    """``devutils replace ARGS`` in a process of its own (stdin None: closed)."""
+    command = [sys.executable, "-m", "devutils", "replace", *args]
+    if stdin is None:  # `<&-`: the shell closes descriptor 0 before the command starts
+        command = ["sh", "-c", 'exec "$@" <&-', "sh", *command]
+    completed: subprocess.CompletedProcess[bytes] = subprocess.run(
+        command, input=stdin, capture_output=True, env=env, check=False, **kw
+    )
+    return completed
+
+
+@pytest.mark.parametrize(
+    ("pair", "text", "expected"),
+    [
+        (["--", "—"], b"a -- b\n", b"a \xe2\x80\x94 b\n"),
+        (["a", "--"], b"a b\n", b"-- b\n"),
+        (["-n", "--in-place"], b"-n\n", b"--in-place\n"),
+        (["--pair", ":"], b"--pair\n", b":\n"),
+    ],
+)
+def test_any_word_is_a_pair_even_dashes(pair: list[str], text: bytes, expected: bytes) -> None:
+    result = run_replace(["--pair", *pair], stdin=text)
+    assert (result.returncode, result.stdout, result.stderr) == (0, expected, b"")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [[], ["--diff"], ["--dry-run"], ["-"], ["--count"]],
+)
+def test_a_closed_stdin_is_one_line_not_a_traceback(args: list[str]) -> None:
+    result = run_replace(["--pair", "a", "b", *args], stdin=None)
+    assert result.returncode == 1
+    assert (
+        result.stderr
+        == b"devutils replace: error: stdin is closed: give FILEs to read, or open stdin\n"
+    )
+
+
+def test_a_closed_stdin_for_the_map_is_one_line(tmp_path: Path) -> None:
+    path = write(tmp_path / "a.txt", b"a\n")
+    result = run_replace(["--map", "-", str(path)], stdin=None)
+    assert result.returncode == 2
+    assert result.stderr == b"devutils replace: error: cannot read --map -: stdin is closed\n"
+
+
+@pytest.fixture(scope="module")
+def latin1_locale(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """The environment of an ``en_US.ISO-8859-1`` locale, built with localedef."""
+    if shutil.which("localedef") is None:
+        pytest.skip("needs localedef (the locales package) to build an ISO-8859-1 locale")
+    folder = tmp_path_factory.mktemp("locales")
+    built = subprocess.run(
+        ["localedef", "-i", "en_US", "-f", "ISO-8859-1", str(folder / "en_US.ISO-8859-1")],
+        capture_output=True,
+        check=False,
+    )
+    if not (folder / "en_US.ISO-8859-1").exists():
+        pytest.skip(f"localedef could not build en_US.ISO-8859-1: {built.stderr[-200:]!r}")
+    env = {**os.environ, "LOCPATH": str(folder), "LC_ALL": "en_US.ISO-8859-1"}
+    env.pop("PYTHONUTF8", None)
+    encoding = subprocess.run(
+        [sys.executable, "-c", "import sys; print(sys.getfilesystemencoding())"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    if encoding != "iso8859-1":
+        pytest.skip(f"Python did not take the locale's encoding (got {encoding})")
+    return env
+
+
+def test_words_mean_the_same_under_a_latin1_locale(
+    tmp_path: Path, latin1_locale: dict[str, str]
+) -> None:
+    path = write(tmp_path / "u.txt", "ストロベリー and colour\n".encode())
+    args = ["--pair", "ストロベリー", "strawberry", "--pair", "colour", "ストロベリー"]
+    result = run_replace([*args, str(path)], env=latin1_locale)
+    assert (result.returncode, result.stdout) == (0, "strawberry and ストロベリー\n".encode())
+    sed = subprocess.run(
+        ["sed", "s/ストロベリー/strawberry/", str(path)],
+        env=latin1_locale,
+        capture_output=True,
+        check=False,
+    )
+    assert sed.stdout.startswith(b"strawberry and ")  # as sed does in the same locale
+    assert run_replace([*args, "--in-place", str(path)], env=latin1_locale).returncode == 0
+    assert path.read_text(encoding="utf-8") == "strawberry and ストロベリー\n"
+
+
+def test_a_latin1_word_typed_in_a_latin1_locale_still_matches(
+    tmp_path: Path, latin1_locale: dict[str, str]
+) -> None:
+    path = write(tmp_path / "l.txt", "café\n".encode("latin-1"))
+    # the bytes a latin-1 terminal sends for "café": not UTF-8, so read in the locale
+    command = [sys.executable, "-m", "devutils", "replace", "--encoding", "latin-1"]
+    result = subprocess.run(
+        [*command, "--pair", b"caf\xe9", b"tea", str(path)],  # type: ignore[list-item]
+        env=latin1_locale,
+        capture_output=True,
+        check=False,
+    )
+    assert (result.returncode, result.stdout) == (0, b"tea\n")
+
+
+@pytest.mark.parametrize(
+    "encoding",
+    [
+        "unicode_escape",
+        "raw_unicode_escape",
+        "idna",
+        "punycode",
+        "utf-7",
+        "rot13",
+        "base64",
+        "hex",
+        "zlib",
+        "bz2",
+        "uu",
+        "quopri",
+    ],
+)
+def test_an_encoding_that_would_rewrite_the_file_is_a_usage_error(
+    tmp_path: Path, encoding: str
+) -> None:
+    path = write(tmp_path / "c.txt", b"colour.x\n")
+    result = run_replace(
+        ["--encoding", encoding, "--in-place", "--pair", "colour", "color", str(path)]
+    )
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.startswith(b"devutils replace: error: ")
+    assert b"Traceback" not in result.stderr
+    assert encoding.encode() in result.stderr
+    assert path.read_bytes() == b"colour.x\n"
+
+
+def test_utf8_sig_neither_adds_nor_drops_a_bom(tmp_path: Path) -> None:
+    plain = write(tmp_path / "plain.txt", b"colour\n")
+    marked = write(tmp_path / "marked.txt", b"\xef\xbb\xbfcolour\n")
+    args = ["--encoding", "utf-8-sig", "--in-place", "--pair", "colour", "color"]
+    assert run_replace([*args, str(plain), str(marked)]).returncode == 0
+    assert plain.read_bytes() == b"color\n"
+    assert marked.read_bytes() == b"\xef\xbb\xbfcolor\n"
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-32", "UTF16"])
+def test_utf16_without_a_byte_order_asks_for_one(encoding: str) -> None:
+    result = run_replace(["--encoding", encoding, "--pair", "a", "b"], stdin=b"")
+    assert result.returncode == 2
+    assert b"give the byte order" in result.stderr
+
+
+def test_a_big_endian_file_stays_big_endian(tmp_path: Path) -> None:
+    path = write(tmp_path / "be.txt", "\ufeffcolour\n".encode("utf-16-be"))
+    args = ["--encoding", "utf-16-be", "--in-place", "--pair", "colour", "color"]
+    assert run_replace([*args, str(path)]).returncode == 0
+    assert path.read_bytes() == "\ufeffcolor\n".encode("utf-16-be")
+
+
+@pytest.mark.parametrize(
+    "separator", ["\u2028", "\x0c", "\x0b", "\x1c", "\x1d", "\x1e", "\x85", "\r"]
+)
+def test_a_tsv_value_may_hold_any_character_but_a_newline_or_tab(
+    tmp_path: Path, separator: str
+) -> None:
+    table = write(tmp_path / "map.tsv", f"a\tA{separator}x\nb\tB\r\n\nc\tC\n".encode())
+    result = run_replace(["--map", str(table)], stdin=b"abc\n")
+    assert (result.returncode, result.stdout.decode()) == (0, f"A{separator}xBC\n")
+
+
+def test_a_tsv_error_names_the_right_line(tmp_path: Path) -> None:
+    table = write(tmp_path / "map.tsv", "a\tA\u2028\n\x0cb\tB\nbroken line\n".encode())
+    result = run_replace(["--map", str(table)], stdin=b"")
+    assert result.returncode == 2
+    assert (
+        f"--map {str(table)!r} line 3: expected 2 tab-separated columns".encode() in result.stderr
+    )
+
+
+def test_a_json_key_given_twice_is_an_error_as_in_a_tsv(tmp_path: Path) -> None:
+    table = write(tmp_path / "map.json", b'{"colour": "color", "colour": "colr"}')
+    result = run_replace(["--map", str(table)], stdin=b"colour\n")
+    assert result.returncode == 2
+    assert (
+        result.stderr
+        == (
+            f"devutils replace: error: --map {str(table)!r}: key 'colour' given twice with "
+            "different values 'color' and 'colr'\n"
+        ).encode()
+    )
+    same = write(tmp_path / "same.json", b'{"colour": "color", "colour": "color"}')
+    assert run_replace(["--map", str(same)], stdin=b"colour\n").stdout == b"color\n"
+
+
+def test_recursive_does_not_follow_symlinks_out_of_the_tree(tmp_path: Path) -> None:
+    outside = write(tmp_path / "outside.txt", b"colour\n")
+    (tmp_path / "elsewhere").mkdir()
+    write(tmp_path / "elsewhere" / "deep.txt", b"colour\n")
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    inside = write(tree / "inside.txt", b"colour\n")
+    (tree / "link.txt").symlink_to(outside)
+    (tree / "linked-dir").symlink_to(tmp_path / "elsewhere")
+    result = run_replace(["-r", "--in-place", "--count", "--pair", "colour", "color", str(tree)])
+    assert (result.returncode, result.stderr) == (0, f"{tree}/inside.txt: 1\n".encode())
+    assert inside.read_bytes() == b"color\n"
+    assert outside.read_bytes() == b"colour\n"  # as rg: links are not followed without -L
+    assert (tmp_path / "elsewhere" / "deep.txt").read_bytes() == b"colour\n"
+    named = run_replace(["--in-place", "--pair", "colour", "color", str(tree / "link.txt")])
+    assert named.returncode == 0  # a link named on the command line is followed
+    assert outside.read_bytes() == b"color\n"
+
+
+def locked_tree(tmp_path: Path) -> Path:
+    tree = tmp_path / "tree"
+    (tree / "locked").mkdir(parents=True)
+    write(tree / "a.txt", b"colour\n")
+    write(tree / "locked" / "b.txt", b"colour\n")
+    return tree
+
+
+def test_recursive_names_a_folder_it_cannot_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli: Cli
+) -> None:
+    tree = locked_tree(tmp_path)
+    real_scandir = os.scandir
+
+    def scandir(path: Any) -> Any:  # what a folder without read permission gives
+        if os.fspath(path).endswith("locked"):
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    result = cli(["replace", "-r", "--dry-run", "--pair", "colour", "color", str(tree)])
+    assert result.status == 1
+    assert result.text == f"{tree}/a.txt: 1\n"
+    assert result.err == f"devutils replace: {tree}/locked: Permission denied; not searched\n"
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads a folder whatever its mode")
+def test_recursive_names_a_folder_it_cannot_read_for_real(tmp_path: Path) -> None:
+    tree = locked_tree(tmp_path)
+    (tree / "locked").chmod(0o000)
+    try:
+        result = run_replace(["-r", "--dry-run", "--pair", "colour", "color", str(tree)])
+    finally:
+        (tree / "locked").chmod(0o755)
+    assert result.returncode == 1
+    assert result.stdout == f"{tree}/a.txt: 1\n".encode()
+    assert result.stderr == (
+        f"devutils replace: {tree}/locked: Permission denied; not searched\n".encode()
+    )
+
+
+def test_names_that_are_not_utf8_or_hold_a_newline_are_shown_unambiguously(
+    tmp_path: Path,
+) -> None:
+    folder = os.fsencode(tmp_path)
+    names = [b"caf\xe9.txt", b"two\nlines.txt", b"plain.txt"]
+    for name in names:
+        with open(folder + b"/" + name, "wb") as handle:
+            handle.write(b"colour colour\n")
+    result = run_replace(
+        ["--dry-run", "--pair", "colour", "color", *(os.fsdecode(name) for name in names)],
+        cwd=tmp_path,
+    )
+    assert (result.returncode, result.stderr) == (0, b"")
+    assert result.stdout == b"$'caf\\xe9.txt': 2\n$'two\\nlines.txt': 2\nplain.txt: 2\n"
+    rewritten = run_replace(
+        ["--in-place", "--count", "--pair", "colour", "color", os.fsdecode(names[0])],
+        cwd=tmp_path,
+    )
+    assert rewritten.stderr == b"$'caf\\xe9.txt': 2\n"
+    with open(folder + b"/" + names[0], "rb") as handle:
+        assert handle.read() == b"color color\n"
+
+
+@pytest.mark.parametrize("name", ["/dev/zero", "/dev/null"])
+def test_diff_and_dry_run_refuse_what_in_place_refuses(name: str) -> None:
+    if not Path(name).exists():
+        pytest.skip(f"needs {name}")
+    for mode in ("--diff", "--dry-run", "--in-place"):
+        result = run_replace([mode, "--pair", "a", "b", name], timeout=60)
+        assert result.returncode == 1, (mode, result.stderr)
+        assert result.stderr == f"devutils replace: {name}: is not a regular file\n".encode() or (
+            result.stderr
+            == f"devutils replace: {name}: is not a regular file; left unchanged\n".encode()
+        )
+
+
+def test_diff_refuses_a_file_past_its_limit_and_says_what_to_do(tmp_path: Path) -> None:
+    from devutils.cli.replace.work import DIFF_LIMIT
+
+    path = tmp_path / "big.txt"
+    with open(path, "wb") as handle:
+        handle.truncate(DIFF_LIMIT + 1)  # a sparse file: no disk is used
+    result = run_replace(["--diff", "--pair", "a", "b", str(path)])
+    assert result.returncode == 1
+    assert b"too large for --diff" in result.stderr
+    assert b"use --in-place=.bak, then diff the backup" in result.stderr
+
+
+@pytest.mark.parametrize("size", ["9223372036854775807", "1073741825"])
+def test_chunk_size_has_an_upper_bound(size: str) -> None:
+    result = run_replace(["--chunk-size", size, "--pair", "a", "b"], stdin=b"a\n")
+    assert result.returncode == 2
+    assert (
+        result.stderr
+        == (
+            f"devutils replace: error: argument --chunk-size: must be at most 1073741824 "
+            f"(1 GiB), got {size!r}\n"
+        ).encode()
+    )
+
+
+@pytest.mark.skipif(shutil.which("patch") is None, reason="needs patch (apt-get install patch)")
+@pytest.mark.parametrize("inside", ["\x0c", "\u2028", "\r", "\x85", "\x1c"])
+def test_a_diff_applies_with_patch_whatever_a_line_holds(tmp_path: Path, inside: str) -> None:
+    text = f"one colour{inside}two colour\nthree\nfour colour".encode()
+    path = write(tmp_path / "notes.txt", text)
+    result = run_replace(["--diff", "--pair", "colour", "color", "notes.txt"], cwd=tmp_path)
+    assert result.returncode == 0
+    applied = subprocess.run(
+        ["patch", "-p1", "--dry-run", "-o", "-", "notes.txt"],
+        input=result.stdout,
+        capture_output=True,
+        cwd=tmp_path,
+        check=False,
+    )
+    assert applied.returncode == 0, applied.stderr + applied.stdout
+    patched = subprocess.run(
+        ["patch", "-p1", "notes.txt"],
+        input=result.stdout,
+        capture_output=True,
+        cwd=tmp_path,
+        check=False,
+    )
+    assert patched.returncode == 0, patched.stdout
+    assert path.read_bytes() == text.replace(b"colour", b"color")

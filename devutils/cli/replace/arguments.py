@@ -123,8 +123,13 @@ def prepare_argv(argv: list[str]) -> list[str]:
 
     A bare ``--in-place`` takes no value, so ``--in-place FILE`` keeps FILE a file; and
     ``--pair FROM TO`` takes the next two words whatever they are (``--pair -v
-    --verbose``), given to argparse as ``--pair-from=FROM --pair-to=TO``. Past ``--``
-    every word is a file.
+    --verbose``, ``--pair -- —``), given to argparse as ``--pair-from=:FROM
+    --pair-to=:TO`` (the colon keeps argparse from reading a word such as ``--``; `typed`
+    drops it). Past ``--`` every word is a file.
+
+    Examples:
+        >>> prepare_argv(["--pair", "--", "—", "--in-place", "notes.txt"])
+        ['--pair-from=:--', '--pair-to=:—', '--in-place=', 'notes.txt']
     """
     out: list[str] = []
     index = 0
@@ -133,7 +138,7 @@ def prepare_argv(argv: list[str]) -> list[str]:
         if arg == "--":
             return out + argv[index:]
         if arg == "--pair" and index + 2 < len(argv):
-            out += [f"--pair-from={argv[index + 1]}", f"--pair-to={argv[index + 2]}"]
+            out += [f"--pair-from=:{argv[index + 1]}", f"--pair-to=:{argv[index + 2]}"]
             index += 3
             continue
         out.append("--in-place=" if arg == "--in-place" else arg)
@@ -156,8 +161,14 @@ def typed(word: str) -> str:
     bytes that are not UTF-8 are read in the locale's encoding, as Python read them.
 
     Python decodes the command line with the locale's encoding (and surrogateescape), so
-    ``os.fsencode`` gives back the bytes as they were typed.
+    ``os.fsencode`` gives back the bytes as they were typed. The colon that
+    `prepare_argv` put before the word is dropped.
+
+    Examples:
+        >>> typed(":colour")
+        'colour'
     """
+    word = word.removeprefix(":")
     try:
         return os.fsencode(word).decode("utf-8")
     except UnicodeDecodeError:
