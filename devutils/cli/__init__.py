@@ -27,38 +27,24 @@ if TYPE_CHECKING:
 
 __all__ = ["build_parser", "main"]
 
-COMMANDS = ("replace", "months", "batch", "stat", "gpu", "which-dstat")
+MODULES = {
+    "replace": "replace",
+    "months": "months",
+    "batch": "batch",
+    "stat": "stat",
+    "gpu": "gpu",
+    "which-dstat": "which_dstat",
+}
+"""Each subcommand's module in `devutils.cli`, in the order ``--help`` lists them."""
+COMMANDS = tuple(MODULES)
 
 
 def _subcommands(command: str | None) -> list[ModuleType]:
     """The modules that define *command*, or every subcommand's for any other word."""
-    if command == "replace":
-        from devutils.cli import replace
+    import importlib
 
-        return [replace]
-    if command == "months":
-        from devutils.cli import months
-
-        return [months]
-    if command == "batch":
-        from devutils.cli import batch
-
-        return [batch]
-    if command == "stat":
-        from devutils.cli import stat
-
-        return [stat]
-    if command == "gpu":
-        from devutils.cli import gpu
-
-        return [gpu]
-    if command == "which-dstat":
-        from devutils.cli import which_dstat
-
-        return [which_dstat]
-    from devutils.cli import batch, gpu, months, replace, stat, which_dstat
-
-    return [replace, months, batch, stat, gpu, which_dstat]
+    names = [MODULES[command]] if command in MODULES else list(MODULES.values())
+    return [importlib.import_module(f"devutils.cli.{name}") for name in names]
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
