@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import os
+import signal
 import stat
 import sys
 import types
@@ -35,6 +36,12 @@ settings.register_profile(
     "thorough", max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
+
+# A suite started as a background job (`... &` in a script, nohup) inherits SIGINT ignored,
+# and so would every command it starts: Ctrl-C would not reach them. Its tests signal the
+# commands as a user's terminal does, so they start with SIGINT as a terminal gives it.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 NVIDIA_SMI_FIXTURES = Path(__file__).parent / "fixtures" / "nvidia-smi"
 
