@@ -533,6 +533,31 @@ def test_a_signal_stops_at_once_and_leaves_nothing_behind(
     assert stopped < STOPS_WITHIN, f"took {stopped:.2f} s to stop"
 
 
+@needs_proc
+def test_ctrl_c_after_a_stop_and_continue_stops_the_workers_at_once(tmp_path: Path) -> None:
+    # Ctrl-Z, then `kill -INT %1` and `fg`: the signal waits while the run is stopped, and
+    # any thread may take it when it continues. Taken by a helper thread of the pool, it
+    # would go unnoticed until a whole batch of files (here 25 a worker) was done.
+    folder, temporary = tmp_path / "files", tmp_path / "tmp"
+    folder.mkdir()
+    temporary.mkdir()
+    paths, table = slow_inputs(folder, files=200, words=40_000)
+    process = devutils_replace(
+        ["--in-place", "-j", "2", *map(str, paths)], table, temporary, stderr=subprocess.PIPE
+    )
+    frozen_mid_rewrite(process, folder)
+    os.killpg(process.pid, signal.SIGINT)
+    thaw(process)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130, err
+    done = [state(path) for path in paths].count("new")
+    assert done < 25, f"{done} files were rewritten after Ctrl-C"
+    assert err == (
+        f"devutils replace: interrupted: {done} of 200 files done; the others are unchanged\n"
+    )
+    no_litter(folder, temporary)
+
+
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_a_closed_pipe_is_quiet_and_leaves_nothing(tmp_path: Path, jobs: int) -> None:
     folder, temporary = tmp_path / "files", tmp_path / "tmp"
