@@ -38,6 +38,7 @@ from devutils.textsearch import (
 
 __all__ = [
     "DEFAULT_CHUNK",
+    "MAX_CHUNK",
     "WINDOW",
     "Engine",
     "Replacement",
@@ -470,7 +471,7 @@ class Replacer:
         Raises:
             TypeError: If *reader* has no ``read`` or gives anything but str, *writer* has
                 no ``write``, or *chunk_size* is not an int.
-            ValueError: If *chunk_size* is not positive.
+            ValueError: If *chunk_size* is not in ``1..MAX_CHUNK``.
 
         Examples:
             >>> import io
@@ -628,13 +629,21 @@ class SupportsWrite(Protocol):
     def write(self, text: str, /) -> object: ...
 
 
+MAX_CHUNK: Final = 1 << 30
+"""The largest *chunk_size* that `Replacer.replace_stream` (and `devutils.textfiles`)
+accepts: one read of that size is already far more memory than streaming needs."""
+
+
 def _check_chunk_size(chunk_size: object) -> int:
-    """Return *chunk_size* if it is a positive int (TypeError or ValueError if not)."""
+    """Return *chunk_size* if it is an int in ``1..MAX_CHUNK`` (TypeError or ValueError if not)."""
     if isinstance(chunk_size, bool) or not isinstance(chunk_size, int):
         msg = f"chunk_size must be an int, got {_describe(chunk_size)}"
         raise TypeError(msg)
     if chunk_size < 1:
         msg = f"chunk_size must be positive, got {chunk_size}"
+        raise ValueError(msg)
+    if chunk_size > MAX_CHUNK:
+        msg = f"chunk_size must be at most {MAX_CHUNK} (MAX_CHUNK), got {chunk_size}"
         raise ValueError(msg)
     return chunk_size
 

@@ -2,9 +2,11 @@
 
 `replace_file` rewrites one file so that at every moment it is wholly old or wholly new:
 the new text is streamed into a temporary file in the same directory (named
-``.NAME.XXXXXXXX.devutils-tmp``), flushed, fsynced, given the original's permission bits
-(and owner, where allowed), and renamed over the original. A file that changed while it
-was being rewritten is left as the other writer left it. `AtomicRewrite` is that
+``.NAME.XXXXXXXX.devutils-tmp``), given the original's owner (where allowed), extended
+attributes (POSIX ACLs among them) and mode (setuid, setgid and sticky bits included),
+fsynced, and renamed over the original. Two rewrites of one file take turns (an advisory
+``flock`` on the original), so both changes are kept; a file that another program changed
+while it was being rewritten is left as that program left it. `AtomicRewrite` is that
 mechanism for any transformation; `transcode` streams bytes through a Replacer.
 """
 
@@ -12,16 +14,23 @@ from __future__ import annotations
 
 import codecs
 import contextlib
+import errno
 import os
 import shutil
 import stat
+import sys
 import tempfile
+from collections.abc import Iterator
 from types import TracebackType
-from typing import IO, Final, Protocol
+from typing import IO, Final, NamedTuple, Protocol
 
-from devutils.text import DEFAULT_CHUNK, Replacer, StreamReplacer
+from devutils.text import DEFAULT_CHUNK, MAX_CHUNK, Replacer, StreamReplacer
+
+if sys.platform != "win32":
+    import fcntl
 
 __all__ = [
+    "MAX_CHUNK",
     "TEMPORARY_SUFFIX",
     "AtomicRewrite",
     "FileChangedError",
@@ -33,7 +42,17 @@ __all__ = [
 ]
 
 TEMPORARY_SUFFIX: Final = ".devutils-tmp"
-"""How every temporary file ends: ``.NAME.XXXXXXXX.devutils-tmp`` next to ``NAME``."""
+"""How every temporary file ends: ``.NAME.XXXXXXXX.devutils-tmp`` next to ``NAME`` (NAME
+shortened where the whole would be longer than a file name may be)."""
+
+_NAME_MAX: Final = 255
+"""The longest file name, in bytes, that the common file systems allow."""
+_RANDOM_LENGTH: Final = 8
+"""The characters `tempfile.mkstemp` puts between a prefix and a suffix."""
+_OPEN_ATTEMPTS: Final = 100
+"""How often `AtomicRewrite` reopens a file that other rewrites replaced while it waited
+for the lock, before it gives up with `FileChangedError`."""
+_ACL: Final = "system.posix_acl_access"
 
 
 class FileRefusedError(ValueError):
@@ -70,6 +89,9 @@ def _check_chunk_size(chunk_size: object) -> int:
         raise TypeError(msg)
     if chunk_size < 1:
         msg = f"chunk_size must be positive, got {chunk_size}"
+        raise ValueError(msg)
+    if chunk_size > MAX_CHUNK:
+        msg = f"chunk_size must be at most {MAX_CHUNK} (MAX_CHUNK), got {chunk_size}"
         raise ValueError(msg)
     return chunk_size
 
@@ -120,6 +142,7 @@ def transcode(  # noqa: PLR0913 - the streams, then keyword-only settings
         TypeError: If *replacer* is not a `Replacer` or *source* gives anything but bytes.
         FileRefusedError: For a NUL character, bytes that do not decode, or output that
             cannot be encoded (*name* names the file in the message).
+        ValueError: If *chunk_size* is not in ``1..MAX_CHUNK``.
         LookupError: For an unknown *encoding*.
 
     Examples:
@@ -163,21 +186,116 @@ def transcode(  # noqa: PLR0913 - the streams, then keyword-only settings
             return state
 
 
-def _identity(info: os.stat_result) -> tuple[int, ...]:
-    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+class _Identity(NamedTuple):
+    """What tells that a file changed: its name now gives another file, or its contents or
+    metadata changed (a write sets the mtime and the ctime; chmod, chown and link the ctime)."""
+
+    device: int
+    inode: int
+    size: int
+    mtime_ns: int
+    ctime_ns: int
+
+
+def _identity(info: os.stat_result) -> _Identity:
+    return _Identity(info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+
+
+def _temporary_prefix(name: str) -> str:
+    """``.NAME.`` for `tempfile.mkstemp`, with NAME cut short (between two characters) where
+    the whole temporary name, ``.NAME.XXXXXXXX.devutils-tmp``, would not fit in a file name."""
+    room = _NAME_MAX - len(f"..{TEMPORARY_SUFFIX}") - _RANDOM_LENGTH
+    while len(os.fsencode(name)) > room:
+        name = name[:-1]
+    return f".{name}."
+
+
+@contextlib.contextmanager
+def _naming(filename: str) -> Iterator[None]:
+    """Re-raise an OSError of the block as one about *filename* (the file the user named,
+    or its backup), never about an internal temporary file."""
+    try:
+        yield
+    except FileChangedError:
+        raise
+    except OSError as exc:
+        if exc.errno is None:
+            raise
+        raise OSError(exc.errno, exc.strerror, filename) from exc
+
+
+def _lock(source: IO[bytes]) -> bool:
+    """Wait for an exclusive advisory lock on *source* (released when it is closed); False
+    where there is none to take (not POSIX, or a file system that refuses ``flock``)."""
+    if sys.platform == "win32":
+        return False
+    try:
+        fcntl.flock(source.fileno(), fcntl.LOCK_EX)
+    except OSError:  # ENOLCK, EOPNOTSUPP; EBADF where NFS emulates it on a read-only file
+        return False
+    return True
+
+
+def _still_named(path: str, info: os.stat_result) -> bool:
+    """Whether *path* still names the file that *info* describes."""
+    try:
+        current = os.stat(path)
+    except FileNotFoundError:
+        return False
+    return (current.st_dev, current.st_ino) == (info.st_dev, info.st_ino)
+
+
+@contextlib.contextmanager
+def _skip_refused() -> Iterator[None]:
+    """Ignore an OSError saying that the file system or the user's privileges refuse an
+    extended attribute (or that there is none); raise any other."""
+    refused = {errno.ENOTSUP, errno.EOPNOTSUPP, errno.EPERM, errno.EACCES, errno.ENODATA}
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno not in refused:
+            raise
+
+
+def _copy_xattrs(source: int, target: int) -> None:
+    """Give the file open as *target* the extended attributes of the one open as *source*:
+    ``user.*``, ``security.*``, ``trusted.*`` and the ACL (``system.posix_acl_access``),
+    skipping what is refused. An ACL that *target* inherited from its directory's default
+    ACL is removed when *source* has none."""
+    if sys.platform != "linux":  # the only system where `os` has the xattr functions
+        return
+    names: list[str] = []
+    with _skip_refused():
+        names = os.listxattr(source)
+    for name in names:
+        with _skip_refused():
+            os.setxattr(target, name, os.getxattr(source, name))
+    if _ACL not in names:
+        with _skip_refused():
+            os.removexattr(target, _ACL)
 
 
 class AtomicRewrite:
     """Rewrite a file atomically: read ``.source``, write ``.target``, then `commit`.
 
-    On entry the file is opened (symlinks followed), checked to be a regular file, and a
-    temporary file is created next to it. `commit` flushes and fsyncs the temporary
-    file, gives it the original's permission bits (and owner, where allowed), keeps a
-    backup if asked, and renames it over the original; if the original changed since
-    entry (size, mtime, ctime, inode), it raises `FileChangedError` and leaves the
-    original as it is. Leaving the block without `commit`, by an exception or a signal
-    turned into one, removes the temporary file. Only SIGKILL or a crash can leave one
-    behind, named ``.NAME.XXXXXXXX.devutils-tmp``; the original is intact either way.
+    On entry the file is opened (symlinks followed), checked to be a regular file, and
+    locked with an advisory ``flock`` (where the system has one): another `AtomicRewrite`
+    of the same file waits until this one is done, then reads the file as this one left
+    it, so neither change is lost. The lock is per open file, so two rewrites of one file
+    nested in one thread wait for each other forever: finish one first. A temporary file
+    is created next to the file. `commit` gives it the original's owner (where allowed),
+    extended attributes (the ACL among them) and mode (setuid, setgid and sticky bits
+    included), fsyncs it, keeps a backup if asked, and renames it over the original; if
+    the original changed since entry (size, mtime, ctime, inode), it raises
+    `FileChangedError` and leaves the original as it is. An OSError from `commit` names
+    the file (or the backup, where that is the problem), never the temporary file.
+    Leaving the block without `commit`, by an exception or a signal turned into one,
+    removes the temporary file. Only SIGKILL or a crash can leave one behind, named
+    ``.NAME.XXXXXXXX.devutils-tmp`` (NAME shortened where the whole would be longer than
+    a file name may be); the original is intact either way.
+
+    The rename gives the name a new file: other hard links to the original keep its old
+    contents, and the mtime and ctime are the rewrite's.
 
     Args:
         path: The file to rewrite.
@@ -199,6 +317,7 @@ class AtomicRewrite:
 
     source: IO[bytes]
     target: IO[bytes]
+    _identity: _Identity
 
     def __init__(
         self,
@@ -219,22 +338,20 @@ class AtomicRewrite:
         self.real = os.path.realpath(self.name)
         self.directory = os.path.dirname(self.real)
         self.backup_suffix = backup_suffix or None
+        self.backup = self.real + backup_suffix if backup_suffix else None
         self.sync_directory = sync_directory
         self.temporary: str | None = None
-        self._identity: tuple[int, ...] = ()
         self._mode = 0
         self._owner = (-1, -1)
 
     def __enter__(self) -> AtomicRewrite:
-        self.source = open(self.real, "rb")
+        self.source = self._open_locked()
         try:
             info = os.fstat(self.source.fileno())
-            if not stat.S_ISREG(info.st_mode):
-                raise FileRefusedError(self.name, "is not a regular file")
             self._identity = _identity(info)
             self._mode = stat.S_IMODE(info.st_mode)
             self._owner = (info.st_uid, info.st_gid)
-            prefix = f".{os.path.basename(self.real)}."
+            prefix = _temporary_prefix(os.path.basename(self.real))
             try:
                 descriptor, self.temporary = tempfile.mkstemp(
                     dir=self.directory, prefix=prefix, suffix=TEMPORARY_SUFFIX
@@ -248,23 +365,62 @@ class AtomicRewrite:
             raise
         return self
 
+    def _open_locked(self) -> IO[bytes]:
+        """Open the file and lock it. A rewrite that held the lock meanwhile renamed a new
+        file over the name: then open and lock that one, as often as that happens."""
+        for _ in range(_OPEN_ATTEMPTS):
+            source = open(self.real, "rb")  # noqa: SIM115 - closed by __exit__
+            try:
+                info = os.fstat(source.fileno())
+                if not stat.S_ISREG(info.st_mode):
+                    raise FileRefusedError(self.name, "is not a regular file")
+                if not _lock(source) or _still_named(self.real, info):
+                    return source  # (without a lock there is nothing to wait for)
+            except BaseException:
+                source.close()
+                raise
+            source.close()
+        raise FileChangedError(self.name)
+
     def commit(self) -> None:
         """Make the temporary file the file (see the class)."""
         assert self.temporary is not None
-        self.target.flush()
-        os.fsync(self.target.fileno())
-        self.target.close()
-        os.chmod(self.temporary, self._mode)
-        with contextlib.suppress(OSError):
-            os.chown(self.temporary, *self._owner)
-        if _identity(os.stat(self.real)) != self._identity:
-            raise FileChangedError(self.name)
-        if self.backup_suffix:
-            _backup(self.real, self.real + self.backup_suffix)
-        os.replace(self.temporary, self.real)
+        with _naming(self.name):
+            self.target.flush()
+            self._copy_metadata(self.target.fileno())
+            os.fsync(self.target.fileno())
+            self.target.close()
+        if self.backup is not None:
+            self._check_unchanged()  # the backup is to hold what was read
+            with _naming(self.backup):
+                _backup(self.real, self.backup)
+            # The backup's hard link set the file's ctime, and only that: expect the new one.
+            ctime_ns = os.fstat(self.source.fileno()).st_ctime_ns
+            self._identity = self._identity._replace(ctime_ns=ctime_ns)
+        self._check_unchanged()
+        with _naming(self.name):
+            os.replace(self.temporary, self.real)
         self.temporary = None
         if self.sync_directory:
             fsync_directory(self.directory)
+
+    def _copy_metadata(self, target: int) -> None:
+        """Give *target* the original's owner, extended attributes and mode, in that order:
+        a chown clears the setuid and setgid bits, and setting an ACL sets the group bits
+        (the mode, set last, sets the ACL's mask back to the original's)."""
+        with contextlib.suppress(OSError):  # only root may give a file away
+            os.fchown(target, *self._owner)
+        _copy_xattrs(self.source.fileno(), target)
+        os.fchmod(target, self._mode)
+
+    def _check_unchanged(self) -> None:
+        """Raise `FileChangedError` if the name gives another file, or the file changed."""
+        try:
+            current = os.stat(self.real)
+        except FileNotFoundError:  # removed meanwhile: left removed
+            raise FileChangedError(self.name) from None
+        if _identity(current) != self._identity:
+            raise FileChangedError(self.name)
 
     def __exit__(
         self,
@@ -308,6 +464,7 @@ def replace_file(
             or the result cannot be encoded; the file is untouched.
         FileChangedError: If another process changed the file meanwhile; its change stays.
         OSError: If the file cannot be read or written; the file is untouched.
+        ValueError: If *chunk_size* is not in ``1..MAX_CHUNK``.
         LookupError: For an unknown *encoding*.
 
     Examples:
@@ -343,7 +500,7 @@ def _backup(original: str, backup: str) -> None:
     """Make *backup* hold the original bytes, atomically (a hard link where possible)."""
     directory = os.path.dirname(backup) or "."
     descriptor, temporary = tempfile.mkstemp(
-        dir=directory, prefix=f".{os.path.basename(backup)}.", suffix=TEMPORARY_SUFFIX
+        dir=directory, prefix=_temporary_prefix(os.path.basename(backup)), suffix=TEMPORARY_SUFFIX
     )
     os.close(descriptor)
     try:
@@ -353,10 +510,11 @@ def _backup(original: str, backup: str) -> None:
         except OSError:
             shutil.copy2(original, temporary)
         os.replace(temporary, backup)
-    except BaseException:
+    finally:
+        # Gone after the rename, unless *backup* already was a hard link of the original:
+        # a rename between two names of one file does nothing and leaves both names.
         with contextlib.suppress(OSError):
             os.unlink(temporary)
-        raise
 
 
 def fsync_directory(directory: str) -> None:

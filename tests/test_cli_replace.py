@@ -906,9 +906,9 @@ def test_a_latin1_word_typed_in_a_latin1_locale_still_matches(
 ) -> None:
     path = write(tmp_path / "l.txt", "café\n".encode("latin-1"))
     # the bytes a latin-1 terminal sends for "café": not UTF-8, so read in the locale
-    command = [sys.executable, "-m", "devutils", "replace", "--encoding", "latin-1"]
+    command: list[str | bytes] = [sys.executable, "-m", "devutils", "replace", "--encoding"]
     result = subprocess.run(
-        [*command, "--pair", b"caf\xe9", b"tea", str(path)],  # type: ignore[list-item]
+        [*command, "latin-1", "--pair", b"caf\xe9", b"tea", str(path)],
         env=latin1_locale,
         capture_output=True,
         check=False,

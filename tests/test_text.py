@@ -18,6 +18,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from devutils.text import (
+    MAX_CHUNK,
     Engine,
     Replacement,
     Replacer,
@@ -728,6 +729,18 @@ def test_pieces_fed_in_any_sizes_give_the_whole_texts_result(
 def test_chunk_size_must_be_positive() -> None:
     with pytest.raises(ValueError, match="chunk_size must be positive, got 0"):
         Replacer({"a": "b"}).replace_stream(io.StringIO("a"), io.StringIO(), chunk_size=0)
+
+
+def test_chunk_size_has_an_upper_bound() -> None:
+    replacer = Replacer({"a": "b"})
+    out = io.StringIO()
+    assert replacer.replace_stream(io.StringIO("aa"), out, chunk_size=MAX_CHUNK) == 2
+    assert out.getvalue() == "bb"
+    for size in (MAX_CHUNK + 1, 2**63 - 1, 2**73):
+        with pytest.raises(
+            ValueError, match=f"chunk_size must be at most {2**30} \\(MAX_CHUNK\\), got {size}$"
+        ):
+            replacer.replace_stream(io.StringIO("a"), io.StringIO(), chunk_size=size)
 
 
 def test_stream_ends_are_checked() -> None:

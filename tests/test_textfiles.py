@@ -5,7 +5,14 @@ from __future__ import annotations
 import errno
 import io
 import os
+import shutil
 import stat
+import struct
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -13,8 +20,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from devutils import text
 from devutils.text import Replacer
 from devutils.textfiles import (
+    MAX_CHUNK,
+    TEMPORARY_SUFFIX,
+    AtomicRewrite,
+    FileChangedError,
     FileRefusedError,
     fsync_directory,
     replace_file,
@@ -185,3 +197,339 @@ def test_the_replacer_and_the_source_are_checked_first(tmp_path: Path) -> None:
         replace_file({"a": "b"}, missing)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="source must give bytes \\(open it in binary mode\\)"):
         transcode(Replacer({"a": "b"}), io.StringIO("a"), io.BytesIO(), name="x")  # type: ignore[arg-type]
+
+
+# -- what --in-place keeps: concurrent rewrites, other writers, metadata, names ----------
+
+
+def names_in(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir())
+
+
+def no_temporary_left(folder: Path) -> None:
+    assert [name for name in names_in(folder) if name.endswith(TEMPORARY_SUFFIX)] == []
+
+
+def wait_until(condition: Callable[[], bool], what: str) -> None:
+    deadline = time.monotonic() + 60
+    while not condition():
+        assert time.monotonic() < deadline, f"{what}: not seen in 60 s"
+        time.sleep(0.001)
+
+
+def lock_waiters(path: Path) -> int:
+    """How many locks on *path*'s file are being waited for (the ``->`` lines of /proc/locks)."""
+    info = path.stat()
+    device = f"{os.major(info.st_dev):02x}:{os.minor(info.st_dev):02x}:{info.st_ino}"
+    lines = Path("/proc/locks").read_text().splitlines()
+    return sum("->" in line.split() and line.split()[-3] == device for line in lines)
+
+
+@pytest.mark.skipif(not Path("/proc/locks").exists(), reason="watches the lock in /proc/locks")
+def test_a_second_rewrite_waits_for_the_first_and_keeps_both_changes(tmp_path: Path) -> None:
+    path = write(tmp_path / "f.txt", b"ab\n")
+    with ThreadPoolExecutor(1) as pool:
+        with AtomicRewrite(path, backup_suffix=".bak") as first:
+            second = pool.submit(replace_file, Replacer({"b": "B"}), path, backup_suffix=".bak")
+            wait_until(lambda: lock_waiters(path) == 1, "the second rewrite waiting for the lock")
+            first.target.write(first.source.read().replace(b"a", b"A"))
+            first.commit()
+        assert second.result(timeout=60) == 1  # it read the first one's result
+    assert path.read_bytes() == b"AB\n"
+    assert (tmp_path / "f.txt.bak").read_bytes() == b"Ab\n"
+    assert names_in(tmp_path) == ["f.txt", "f.txt.bak"]
+
+
+def test_concurrent_runs_with_a_backup_keep_both_changes(tmp_path: Path) -> None:
+    lines = 100_000
+    command = [sys.executable, "-m", "devutils", "replace", "--in-place=.bak"]
+    for attempt in range(30):
+        folder = tmp_path / str(attempt)
+        folder.mkdir()
+        path = folder / "f.txt"
+        path.write_text("ab\n" * lines, encoding="utf-8")
+        runs = [
+            subprocess.Popen(
+                [*command, "--pair", old, new, str(path)], stderr=subprocess.PIPE, text=True
+            )
+            for old, new in (("a", "A"), ("b", "B"))
+        ]
+        errors = [run.communicate(timeout=120)[1] for run in runs]
+        assert [run.returncode for run in runs] == [0, 0], (attempt, errors)
+        assert path.read_text(encoding="utf-8") == "AB\n" * lines, attempt
+        # The backup is what the second run read: the first run's result.
+        backup = (folder / "f.txt.bak").read_text(encoding="utf-8")
+        assert backup in {"Ab\n" * lines, "aB\n" * lines}, attempt
+        assert names_in(folder) == ["f.txt", "f.txt.bak"], attempt
+
+
+def replace_in_place(path: Path, data: bytes) -> None:
+    with open(path, "r+b") as other:  # the same file, truncated and written
+        other.truncate()
+        other.write(data)
+
+
+def replace_by_rename(path: Path, data: bytes) -> None:
+    saved = path.with_name("saved-by-an-editor")  # a new file renamed over the name
+    saved.write_bytes(data)
+    os.replace(saved, path)
+
+
+@pytest.mark.parametrize("backup_suffix", [None, ".bak"])
+@pytest.mark.parametrize("other_writer", [replace_in_place, replace_by_rename])
+def test_another_writers_change_during_the_rewrite_is_kept_and_reported(
+    tmp_path: Path, backup_suffix: str | None, other_writer: Callable[[Path, bytes], None]
+) -> None:
+    path = write(tmp_path / "f.txt", b"old\n")
+    with AtomicRewrite(path, backup_suffix=backup_suffix) as rewrite:
+        rewrite.target.write(rewrite.source.read().replace(b"old", b"new"))
+        other_writer(path, b"another writer's text\n")
+        with pytest.raises(FileChangedError, match="changed by another process during the"):
+            rewrite.commit()
+    assert path.read_bytes() == b"another writer's text\n"
+    no_temporary_left(tmp_path)
+
+
+def test_a_write_during_the_backup_is_kept_and_reported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = write(tmp_path / "f.txt", b"old\n")
+    real_link = os.link
+
+    def link_then_write(source: str, target: str) -> None:
+        real_link(source, target)  # the backup's hard link, then another writer's append
+        with open(path, "ab") as other:
+            other.write(b"another writer's line\n")
+
+    monkeypatch.setattr(os, "link", link_then_write)
+    with pytest.raises(FileChangedError):
+        replace_file(Replacer({"old": "new"}), path, backup_suffix=".bak")
+    assert path.read_bytes() == b"old\nanother writer's line\n"
+    no_temporary_left(tmp_path)
+
+
+def test_a_backup_that_is_a_hard_link_of_the_file_is_replaced_without_leftovers(
+    tmp_path: Path,
+) -> None:
+    path = write(tmp_path / "f.txt", b"old\n")
+    os.link(path, tmp_path / "f.txt.bak")  # a rename between two names of one file does nothing
+    assert replace_file(Replacer({"old": "new"}), path, backup_suffix=".bak") == 1
+    assert path.read_bytes() == b"new\n"
+    assert (tmp_path / "f.txt.bak").read_bytes() == b"old\n"
+    assert names_in(tmp_path) == ["f.txt", "f.txt.bak"]
+
+
+@pytest.mark.parametrize("mode", [0o6755, 0o4755, 0o2755, 0o1644, 0o7777], ids=oct)
+def test_setuid_setgid_and_sticky_bits_are_kept(tmp_path: Path, mode: int) -> None:
+    path = write(tmp_path / "f.txt", b"old\n")
+    path.chmod(mode)
+    if stat.S_IMODE(path.stat().st_mode) != mode:
+        pytest.skip(f"this system does not let the test set mode {mode:o}")
+    assert replace_file(Replacer({"old": "new"}), path) == 1
+    assert stat.S_IMODE(path.stat().st_mode) == mode
+    assert path.read_bytes() == b"new\n"
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root can give a file to another owner")
+def test_owner_group_and_setuid_bits_are_kept_together(tmp_path: Path) -> None:
+    path = write(tmp_path / "f.txt", b"old\n")
+    os.chown(path, 65534, 65534)
+    path.chmod(0o6755)  # after the chown, which clears setuid and setgid
+    assert replace_file(Replacer({"old": "new"}), path) == 1
+    info = path.stat()
+    assert (info.st_uid, info.st_gid, stat.S_IMODE(info.st_mode)) == (65534, 65534, 0o6755)
+
+
+needs_xattrs = pytest.mark.skipif(
+    not hasattr(os, "setxattr"), reason="os has the xattr functions on Linux only"
+)
+
+
+def set_xattr_or_skip(path: Path, name: str, value: bytes) -> None:
+    try:
+        os.setxattr(path, name, value)
+    except OSError as exc:
+        pytest.skip(f"this file system refuses {name}: {exc.strerror}")
+
+
+# An ACL as Linux stores it in system.posix_acl_access: version 2, then (tag, permissions,
+# id) entries sorted by tag. This one is `setfacl -m u:65534:rw-` on a file of mode 640:
+# user::rw- user:65534:rw- group::r-- mask::rw- other::---, and the mode becomes 660.
+UNDEFINED_ID = 0xFFFFFFFF
+ACL_ENTRIES = [(0x01, 6, UNDEFINED_ID), (0x02, 6, 65534), (0x04, 4, UNDEFINED_ID)]
+ACL_ENTRIES += [(0x10, 6, UNDEFINED_ID), (0x20, 0, UNDEFINED_ID)]
+ACL = struct.pack("<I", 2) + b"".join(struct.pack("<HHI", *entry) for entry in ACL_ENTRIES)
+
+
+@needs_xattrs
+def test_user_extended_attributes_are_kept(tmp_path: Path) -> None:
+    path = write(tmp_path / "f.txt", b"old\n")
+    set_xattr_or_skip(path, "user.origin", b"https://example.org/f.txt")
+    set_xattr_or_skip(path, "user.empty", b"")
+    assert replace_file(Replacer({"old": "new"}), path) == 1
+    assert path.read_bytes() == b"new\n"
+    assert os.getxattr(path, "user.origin") == b"https://example.org/f.txt"
+    assert os.getxattr(path, "user.empty") == b""
+
+
+@needs_xattrs
+def test_an_acl_and_the_mode_are_kept_exactly(tmp_path: Path) -> None:
+    path = write(tmp_path / "f.txt", b"old\n")
+    path.chmod(0o640)
+    set_xattr_or_skip(path, "system.posix_acl_access", ACL)
+    acl, mode = os.getxattr(path, "system.posix_acl_access"), stat.S_IMODE(path.stat().st_mode)
+    assert mode == 0o660  # the group bits show the ACL's mask; the group itself has r--
+    assert replace_file(Replacer({"old": "new"}), path) == 1
+    assert os.getxattr(path, "system.posix_acl_access") == acl
+    assert stat.S_IMODE(path.stat().st_mode) == mode
+    if getfacl := shutil.which("getfacl"):
+        shown = subprocess.run(
+            [getfacl, "-cpn", str(path)], capture_output=True, text=True, check=True
+        )
+        assert shown.stdout.split() == [
+            "user::rw-",
+            "user:65534:rw-",
+            "group::r--",
+            "mask::rw-",
+            "other::---",
+        ]
+
+
+@needs_xattrs
+def test_an_acl_inherited_by_the_temporary_file_is_not_added(tmp_path: Path) -> None:
+    path = write(tmp_path / "f.txt", b"old\n")
+    path.chmod(0o640)
+    set_xattr_or_skip(tmp_path, "system.posix_acl_default", ACL)  # for files made later
+    assert replace_file(Replacer({"old": "new"}), path) == 1
+    with pytest.raises(OSError, match="No data available"):
+        os.getxattr(path, "system.posix_acl_access")
+    assert stat.S_IMODE(path.stat().st_mode) == 0o640
+
+
+@needs_xattrs
+@pytest.mark.parametrize(
+    "refusal", [errno.ENOTSUP, errno.EPERM, errno.EACCES], ids=errno.errorcode.get
+)
+def test_attributes_refused_are_skipped_and_other_errors_name_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, refusal: int
+) -> None:
+    path = write(tmp_path / "f.txt", b"old\n")
+    set_xattr_or_skip(path, "user.kept", b"1")
+    set_xattr_or_skip(path, "user.refused", b"2")
+    real_setxattr = os.setxattr
+    failure = refusal  # as a file system without the namespace, or security.* for a user
+
+    def setxattr(target: int, name: str, value: bytes) -> None:
+        if name == "user.refused":
+            raise OSError(failure, os.strerror(failure))
+        real_setxattr(target, name, value)
+
+    monkeypatch.setattr(os, "setxattr", setxattr)
+    assert replace_file(Replacer({"old": "new"}), path) == 1
+    assert [name for name in os.listxattr(path) if name.startswith("user.")] == ["user.kept"]
+    real_setxattr(path, "user.refused", b"2")
+    failure = errno.EIO  # not a refusal: the rewrite fails, naming the file
+    with pytest.raises(OSError, match="Input/output error") as caught:
+        replace_file(Replacer({"new": "newer"}), path)
+    assert (caught.value.errno, caught.value.filename) == (errno.EIO, str(path))
+    assert path.read_bytes() == b"new\n"
+    no_temporary_left(tmp_path)
+
+
+@pytest.fixture
+def immutable(tmp_path: Path) -> Iterator[Path]:
+    """A file with the immutable attribute (``chattr +i``), made mutable again after."""
+    chattr = shutil.which("chattr")
+    if chattr is None:
+        pytest.skip("needs chattr (e2fsprogs)")
+    path = write(tmp_path / "f.txt", b"old\n")
+    done = subprocess.run([chattr, "+i", str(path)], capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        pytest.skip(f"chattr +i is refused here: {done.stderr.strip()}")
+    yield path
+    subprocess.run([chattr, "-i", str(path)], check=True)
+
+
+@pytest.mark.parametrize("backup_suffix", [None, ".bak"])
+def test_an_immutable_file_is_named_in_the_error(
+    immutable: Path, backup_suffix: str | None, cli: Cli
+) -> None:
+    with pytest.raises(PermissionError) as caught:
+        replace_file(Replacer({"old": "new"}), immutable, backup_suffix=backup_suffix)
+    assert (caught.value.errno, caught.value.filename) == (errno.EPERM, str(immutable))
+    assert immutable.read_bytes() == b"old\n"
+    no_temporary_left(immutable.parent)
+    result = cli(["replace", "--in-place", "--pair", "old", "new", str(immutable)])
+    assert (result.status, result.err) == (
+        1,
+        f"devutils replace: {immutable}: Operation not permitted\n",
+    )
+
+
+def test_a_backup_path_that_is_a_directory_is_named_in_the_error(tmp_path: Path, cli: Cli) -> None:
+    path = write(tmp_path / "f.txt", b"old\n")
+    (tmp_path / "f.txt.bak").mkdir()
+    backup = os.path.realpath(path) + ".bak"
+    with pytest.raises(IsADirectoryError) as caught:
+        replace_file(Replacer({"old": "new"}), path, backup_suffix=".bak")
+    assert (caught.value.errno, caught.value.filename) == (errno.EISDIR, backup)
+    assert path.read_bytes() == b"old\n"
+    assert names_in(tmp_path) == ["f.txt", "f.txt.bak"]
+    assert names_in(tmp_path / "f.txt.bak") == []
+    result = cli(["replace", "--in-place=.bak", "--pair", "old", "new", str(path)])
+    assert (result.status, result.err) == (1, f"devutils replace: {backup}: Is a directory\n")
+
+
+LONG_NAMES = {
+    "ascii": "n" * 251 + ".txt",
+    "two-byte": "a" + "é" * 125 + ".txt",
+    "three-byte": "語" * 83 + "ab.txt",
+    "four-byte": "abc" + "🎉" * 62 + ".txt",
+    "not-utf-8": os.fsdecode(b"\xe9" * 251 + b".txt"),  # Latin-1 bytes, surrogateescaped
+}
+
+
+@pytest.mark.parametrize("name", LONG_NAMES.values(), ids=LONG_NAMES.keys())
+def test_a_name_at_the_length_limit_is_rewritten(tmp_path: Path, name: str) -> None:
+    assert len(os.fsencode(name)) == 255
+    path = write(tmp_path / name, b"old\n")
+    with AtomicRewrite(path) as rewrite:
+        assert rewrite.temporary is not None
+        temporary = os.path.basename(rewrite.temporary)
+        rewrite.target.write(rewrite.source.read().replace(b"old", b"new"))
+        rewrite.commit()
+    assert path.read_bytes() == b"new\n"
+    assert names_in(tmp_path) == [name]
+    # .NAME.XXXXXXXX.devutils-tmp, NAME cut between two characters to fit in 255 bytes.
+    assert len(os.fsencode(temporary)) <= 255
+    assert temporary.startswith(".")
+    assert temporary.endswith(TEMPORARY_SUFFIX)
+    cut = temporary[1:].rsplit(".", 2)[0]
+    assert name.startswith(cut)
+    assert len(cut) < len(name)
+    if "\udce9" not in name:
+        os.fsencode(temporary).decode("utf-8")  # no character split (strict: raises if so)
+
+
+def test_a_backup_name_beyond_the_length_limit_is_named_in_the_error(tmp_path: Path) -> None:
+    path = write(tmp_path / LONG_NAMES["ascii"], b"old\n")
+    with pytest.raises(OSError, match="File name too long") as caught:
+        replace_file(Replacer({"old": "new"}), path, backup_suffix=".bak")
+    assert caught.value.filename == os.path.realpath(path) + ".bak"
+    assert path.read_bytes() == b"old\n"
+    assert names_in(tmp_path) == [path.name]
+
+
+def test_chunk_size_has_an_upper_bound(tmp_path: Path) -> None:
+    assert MAX_CHUNK == text.MAX_CHUNK == 2**30
+    out = io.BytesIO()
+    transcode(Replacer({"a": "b"}), io.BytesIO(b"a"), out, name="t", chunk_size=MAX_CHUNK)
+    assert out.getvalue() == b"b"
+    path = write(tmp_path / "a.txt", b"a\n")
+    for size in (MAX_CHUNK + 1, 2**63 - 1, 2**73):
+        message = f"chunk_size must be at most {2**30} \\(MAX_CHUNK\\), got {size}$"
+        with pytest.raises(ValueError, match=message):
+            transcode(Replacer({"a": "b"}), io.BytesIO(b"a"), out, name="t", chunk_size=size)
+        with pytest.raises(ValueError, match=message):
+            replace_file(Replacer({"a": "b"}), path, chunk_size=size)
+    assert path.read_bytes() == b"a\n"

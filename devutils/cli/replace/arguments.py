@@ -10,10 +10,9 @@ from typing import Any
 from devutils.cli.common import CliError, positive_int
 from devutils.cli.replace.maps import load_map
 from devutils.text import Replacer
+from devutils.textfiles import MAX_CHUNK
 
 DEFAULT_CHUNK = 1 << 20  # bytes read at a time
-MAX_CHUNK = 1 << 30
-"""The largest ``--chunk-size``: 1 GiB."""
 MAX_JOBS = 256
 """The most files processed at once (``--jobs``); never more workers than files."""
 

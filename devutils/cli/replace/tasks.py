@@ -72,7 +72,7 @@ def check_encoding(name: str) -> str:
     if codec in TRANSFORMS:
         msg = f"--encoding {name} is a transform, not a text encoding: it would rewrite the file"
         raise CliError(msg)
-    return codec
+    return name  # as typed: messages say the name the user gave
 
 
 def make_job(replacer: Replacer, args: argparse.Namespace) -> Job:
