@@ -32,6 +32,7 @@ if sys.platform != "win32":
 __all__ = [
     "MAX_CHUNK",
     "TEMPORARY_SUFFIX",
+    "TRANSFORMS",
     "AtomicRewrite",
     "FileChangedError",
     "FileRefusedError",
@@ -44,6 +45,13 @@ __all__ = [
 TEMPORARY_SUFFIX: Final = ".devutils-tmp"
 """How every temporary file ends: ``.NAME.XXXXXXXX.devutils-tmp`` next to ``NAME`` (NAME
 shortened where the whole would be longer than a file name may be)."""
+
+TRANSFORMS: Final = frozenset(
+    {"idna", "punycode", "raw-unicode-escape", "undefined", "unicode-escape", "utf-7"}
+)
+"""Codecs (by `codecs.lookup` name) that decode bytes to text but are no text file's
+encoding: written back, they would change the bytes around every match. `transcode`
+refuses them with a LookupError, as Python does bytes-to-bytes codecs (``base64``)."""
 
 _NAME_MAX: Final = 255
 """The longest file name, in bytes, that the common file systems allow."""
@@ -140,10 +148,11 @@ def transcode(  # noqa: PLR0913 - the streams, then keyword-only settings
 
     Raises:
         TypeError: If *replacer* is not a `Replacer` or *source* gives anything but bytes.
-        FileRefusedError: For a NUL character, bytes that do not decode, or output that
+        FileRefusedError: For a NUL character, bytes that do not decode, bytes that
+            would not be written back as they were (see `_ReadBack`), or output that
             cannot be encoded (*name* names the file in the message).
         ValueError: If *chunk_size* is not in ``1..MAX_CHUNK``.
-        LookupError: For an unknown *encoding*.
+        LookupError: For an unknown *encoding*, or one in `TRANSFORMS`.
 
     Examples:
         >>> import io
@@ -155,25 +164,22 @@ def transcode(  # noqa: PLR0913 - the streams, then keyword-only settings
         b'color\\r\\n'
     """
     chunk_size = _check_chunk_size(chunk_size)
-    decoder = codecs.getincrementaldecoder(encoding)(errors="strict")
+    codec = codecs.lookup(encoding).name
+    if codec in TRANSFORMS:
+        msg = f"{encoding!r} is a transform, not a text encoding"
+        raise LookupError(msg)
+    decoder = _StrictDecoder(encoding, name)
     encoder = codecs.getincrementalencoder(encoding)(errors="strict")
     state = StreamReplacer(replacer)
-    offset = 0
     while True:
         raw: object = source.read(chunk_size)
         if not isinstance(raw, bytes | bytearray):
             msg = f"source must give bytes (open it in binary mode), got {type(raw).__name__}"
             raise TypeError(msg)
         final = not raw
-        pending = decoder.getstate()[0]
-        try:
-            text = decoder.decode(raw, final=final)
-        except UnicodeDecodeError as exc:
-            reason = f"not valid {encoding} (byte {offset - len(pending) + exc.start})"
-            raise FileRefusedError(name, reason) from exc
+        text = decoder.decode(bytes(raw), final=final)
         if "\x00" in text:
             raise FileRefusedError(name, "looks binary (it has a NUL byte)")
-        offset += len(raw)
         out = state.finish() if final else state.feed(text)
         if target is not None and (out or final):
             try:
@@ -184,6 +190,66 @@ def transcode(  # noqa: PLR0913 - the streams, then keyword-only settings
             write_all(target, data)
         if final:
             return state
+
+
+class _ReadBack:
+    """Checks that the text read encodes back to the bytes it came from, byte for byte:
+    so it does in UTF-8 and the single-byte encodings, not always where several byte
+    sequences decode to one text (``iso2022_jp``'s escapes, ``big5hkscs``) or the codec
+    transforms (``unicode_escape``). Stateful encoders hold bytes back until later text,
+    so the two sides are compared as they come, as far as both have gone."""
+
+    def __init__(self, encoding: str) -> None:
+        self._encoder = codecs.getincrementalencoder(encoding)(errors="strict")
+        self._read = b""
+        self._made = b""
+
+    def same(self, text: str, data: bytes, *, final: bool) -> bool:
+        """Whether *text*, decoded from *data*, still agrees with the bytes read so far."""
+        try:
+            self._made += self._encoder.encode(text, final=final)
+        except UnicodeEncodeError:
+            return False
+        self._read += data
+        common = min(len(self._read), len(self._made))
+        if self._read[:common] != self._made[:common]:
+            return False
+        self._read, self._made = self._read[common:], self._made[common:]
+        return not final or self._read == self._made == b""
+
+
+class _StrictDecoder:
+    """Decodes a stream strictly: bytes that do not decode, or that would not be written
+    back as they were (`_ReadBack`), are a `FileRefusedError` naming the byte."""
+
+    def __init__(self, encoding: str, name: str) -> None:
+        self._decoder = codecs.getincrementaldecoder(encoding)(errors="strict")
+        self._read_back = _ReadBack(encoding)
+        self._encoding = encoding
+        self._name = name
+        self._offset = 0  # of the first byte not yet given to the decoder
+
+    def decode(self, raw: bytes, *, final: bool) -> str:
+        pending = self._decoder.getstate()[0]
+        start = self._offset - len(pending)  # of the first byte not yet decoded
+        try:
+            text = self._decoder.decode(raw, final=final)
+        except UnicodeDecodeError as exc:
+            reason = f"not valid {self._encoding} (byte {start + exc.start})"
+            raise FileRefusedError(self._name, reason) from exc
+        except UnicodeError as exc:  # utf-16 and utf-32 without a byte order mark
+            reason = f"not valid {self._encoding} ({exc})"
+            raise FileRefusedError(self._name, reason) from exc
+        self._offset += len(raw)
+        read = pending + raw
+        decoded = read[: len(read) - len(self._decoder.getstate()[0])]
+        if not self._read_back.same(text, decoded, final=final):
+            reason = (
+                f"its {self._encoding} does not read back byte for byte (near byte {start}):"
+                f" a rewrite would change it outside the matches"
+            )
+            raise FileRefusedError(self._name, reason)
+        return text
 
 
 class _Identity(NamedTuple):

@@ -533,3 +533,60 @@ def test_chunk_size_has_an_upper_bound(tmp_path: Path) -> None:
         with pytest.raises(ValueError, match=message):
             replace_file(Replacer({"a": "b"}), path, chunk_size=size)
     assert path.read_bytes() == b"a\n"
+
+
+@pytest.mark.parametrize(
+    ("encoding", "data"),
+    [
+        ("big5hkscs", b"\xa1\xfe colour"),  # one of two byte pairs for one character
+        ("johab", b"\x84[ colour"),
+        ("iso2022_jp", b"\x1b$B\x1b(B colour"),  # an escape to JIS and straight back
+        ("utf-16", "colour".encode("utf-16-be")),  # big-endian, would be written little
+        ("utf-16", b"c\x00olour"),  # no byte order mark at all
+        ("utf-8-sig", b"colour"),  # would gain a byte order mark
+    ],
+)
+def test_bytes_that_would_not_be_written_back_as_they_were_are_refused(
+    encoding: str, data: bytes
+) -> None:
+    out = io.BytesIO()
+    with pytest.raises(
+        FileRefusedError, match=f"not valid {encoding}|{encoding} does not read back"
+    ):
+        transcode(
+            Replacer({"colour": "color"}), io.BytesIO(data), out, name="f.txt", encoding=encoding
+        )
+
+
+@pytest.mark.parametrize("chunk_size", [1, 2, 3, 7, 1 << 20])
+@pytest.mark.parametrize(
+    ("encoding", "text"),
+    [
+        ("iso2022_jp", "colour 日本 colour\nの colour"),
+        ("utf-16", "colour ß colour"),
+        ("shift_jis", "colour ストロベリー colour"),
+        ("cp1252", "colour café colour"),
+    ],
+)
+def test_a_stateful_or_multibyte_encoding_that_reads_back_is_rewritten_exactly(
+    encoding: str, text: str, chunk_size: int
+) -> None:
+    out = io.BytesIO()
+    data = text.encode(encoding)
+    transcode(
+        Replacer({"colour": "color"}),
+        io.BytesIO(data),
+        out,
+        name="f.txt",
+        encoding=encoding,
+        chunk_size=chunk_size,
+    )
+    assert out.getvalue() == text.replace("colour", "color").encode(encoding)
+
+
+@pytest.mark.parametrize("encoding", ["idna", "unicode_escape", "utf-7", "punycode"])
+def test_a_transform_is_not_a_text_encoding(encoding: str) -> None:
+    with pytest.raises(LookupError, match="is a transform, not a text encoding"):
+        transcode(
+            Replacer({"a": "b"}), io.BytesIO(b"a.x\n"), io.BytesIO(), name="f", encoding=encoding
+        )

@@ -15,13 +15,9 @@ from dataclasses import dataclass
 
 from devutils.cli.common import CliError
 from devutils.text import Replacer
+from devutils.textfiles import TRANSFORMS
 
 STDIN = "-"
-
-TRANSFORMS = frozenset(
-    {"unicode-escape", "raw-unicode-escape", "idna", "punycode", "utf-7", "undefined"}
-)
-"""Codecs that decode to text but would rewrite the bytes around every match."""
 
 
 @dataclass(frozen=True)
