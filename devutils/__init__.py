@@ -1,9 +1,11 @@
 """devutils: small, exact developer utilities.
 
-Modules: `devutils.text` (one-pass multi-replace), `devutils.dates` (month
-arithmetic), `devutils.batch` (ML batch-size planning) and `devutils.system`
-(resource sampling, GPUs, which dstat). The ``devutils`` command (also
-``python -m devutils``) has one subcommand per module.
+Modules: `devutils.text` and `devutils.textfiles` (one-pass multi-replace, in strings
+and files), `devutils.dates` and `devutils.datecolumns` (month arithmetic, on scalars and
+columns), `devutils.batch` and `devutils.batchfinder` (ML batch-size planning, and
+probing what fits), `devutils.system` and `devutils.gpu` (resource sampling, GPUs) and
+`devutils.dstat` (which dstat is installed). The ``devutils`` command (also
+``python -m devutils``) has one subcommand per topic.
 """
 
 __version__ = "0.1.0"

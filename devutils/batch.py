@@ -3,23 +3,23 @@
 The rule: effective batch = per-device batch x gradient accumulation x devices. Both
 4 x 16 and 1 x 64 give 64, but accumulation costs time, so **first set the per-device
 batch as high as memory allows, then set accumulation to reach the effective batch**.
-`plan_batch` does exactly that; `find_max_batch_size` finds what fits by probing;
-`auto_plan` does both; the exports give each framework's own keys.
+`plan_batch` does exactly that, the schedule helpers count the steps, and the exports
+give each framework's own keys. Finding what fits by running a training step is
+`devutils.batchfinder` (the one part with side effects).
 
-Every integer argument refuses bool, float (even ``4.0``), str, None, values below its
-minimum and values above `MAX_INT` (2**63 - 1, the int64 every framework stores them in)
-with a `BatchError` (a `ValueError`) or `BatchTypeError` (also a `TypeError`) that names
-the argument and the value; so does a result beyond `MAX_INT`.
+Every integer argument refuses bool, float (even ``4.0``), str, None, values below 1
+and values above `MAX_INT` (2**63 - 1, the int64 every framework stores them in) with a
+`BatchError` (a `ValueError`) or `BatchTypeError` (also a `TypeError`) that names the
+argument and the value, in its message and as the attributes ``argument`` and
+``value``; so does a result beyond `MAX_INT`.
 """
 
 from __future__ import annotations
 
-import contextlib
-import gc
+import functools
 import math
-import sys
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 from devutils.divisors import divisors, nearest_multiple
@@ -28,16 +28,12 @@ __all__ = [
     "MAX_INT",
     "BatchError",
     "BatchPlan",
-    "BatchSearch",
     "BatchTypeError",
     "TrainingSchedule",
-    "Trial",
-    "auto_plan",
     "check_deepspeed_config",
+    "check_int",
     "data_parallel_size",
     "effective_batch_size",
-    "find_max_batch_size",
-    "is_oom_error",
     "micro_batches_per_epoch",
     "plan_batch",
     "scale_lr",
@@ -49,11 +45,51 @@ __all__ = [
 ]
 
 Rounding = Literal["exact", "down", "up", "nearest"]
-Mode = Literal["binsearch", "power", "decay"]
 
 
 class BatchError(ValueError):
-    """A value that makes no sense for batch arithmetic (names the argument and value)."""
+    """A value that makes no sense for batch arithmetic, with the argument it came in.
+
+    Attributes:
+        argument: The argument refused, as the function's signature spells it (for
+            `check_deepspeed_config`, the config key); None where no one argument is at
+            fault (a result beyond `MAX_INT`, two arguments that exclude each other).
+        value: The value refused: the argument's, or the result's.
+        reason: What is wrong, worded to follow the argument's name and naming no other
+            parameter of the function, so that a front end can name the argument its
+            own way: ``f"{flag} {exc.reason}"``. Where *argument* is None, the message.
+
+    The message, ``str(exc)``, is written for a Python caller: the argument's name, then
+    *reason*, unless the function words it otherwise.
+
+    Examples:
+        >>> try:
+        ...     plan_batch(64, 4, min_per_device=8)
+        ... except BatchError as exc:
+        ...     error = exc
+        ...
+        >>> str(error)
+        'min_per_device 8 is larger than max_per_device 4'
+        >>> error.argument, error.value, error.reason
+        ('min_per_device', 8, '8 is larger than the maximum per device, 4')
+    """
+
+    def __init__(
+        self, reason: str, *, argument: str | None, value: object, message: str | None = None
+    ) -> None:
+        if message is None:
+            message = reason if argument is None else f"{argument} {reason}"
+        super().__init__(message)
+        self.argument = argument
+        self.value = value
+        self.reason = reason
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # pickle (a worker process sending the error back) calls the class with its keywords
+        rebuild = functools.partial(
+            type(self), argument=self.argument, value=self.value, message=str(self)
+        )
+        return rebuild, (self.reason,)
 
 
 class BatchTypeError(BatchError, TypeError):
@@ -64,43 +100,65 @@ MAX_INT: Final = 2**63 - 1
 """The largest integer argument or result: int64's, what the frameworks store sizes in."""
 
 
-def _show(value: object, limit: int = 40) -> str:
+def _short_repr(value: object, limit: int = 40) -> str:
     """*value*'s repr, shortened for a number of thousands of digits."""
     text = repr(value)
-    return text if len(text) <= limit else f"{text[:20]}...{text[-8:]} ({len(text)} digits)"
+    if len(text) <= limit:
+        return text
+    return f"{text[:20]}...{text[-8:]} ({len(text)} digits)"
 
 
-def _int(name: str, value: object, minimum: int = 1) -> int:
+def check_int(name: str, value: object) -> int:
+    """Return *value* if it is an int from 1 to `MAX_INT`; else raise, naming *name*.
+
+    The check every integer argument of this module and of `devutils.batchfinder` goes
+    through: a bool, float (even ``4.0``), str or None is a `BatchTypeError`, an int out
+    of range a `BatchError`.
+
+    Examples:
+        >>> check_int("devices", 8)
+        8
+        >>> check_int("devices", 8.0)
+        Traceback (most recent call last):
+        ...
+        devutils.batch.BatchTypeError: devices must be an int, got float 8.0
+        >>> check_int("devices", 0)
+        Traceback (most recent call last):
+        ...
+        devutils.batch.BatchError: devices must be >= 1, got 0
+    """
     if isinstance(value, bool) or not isinstance(value, int):
-        msg = f"{name} must be an int, got {type(value).__name__} {_show(value)}"
-        raise BatchTypeError(msg)
-    if value < minimum:
-        msg = f"{name} must be >= {minimum}, got {_show(value)}"
-        raise BatchError(msg)
+        reason = f"must be an int, got {type(value).__name__} {_short_repr(value)}"
+        raise BatchTypeError(reason, argument=name, value=value)
+    if value < 1:
+        reason = f"must be >= 1, got {_short_repr(value)}"
+        raise BatchError(reason, argument=name, value=value)
     if value > MAX_INT:
-        msg = f"{name} must be <= 2**63 - 1, got {_show(value)}"
-        raise BatchError(msg)
+        reason = f"must be <= 2**63 - 1, got {_short_repr(value)}"
+        raise BatchError(reason, argument=name, value=value)
     return value
 
 
-def _result(name: str, value: int) -> int:
+def _check_result(name: str, value: int) -> int:
+    """*value*, a result called *name* in the message, if it is at most `MAX_INT`."""
     if value > MAX_INT:
-        msg = f"{name} is {_show(value)}, more than 2**63 - 1"
-        raise BatchError(msg)
+        message = f"{name} is {_short_repr(value)}, more than 2**63 - 1"
+        raise BatchError(message, argument=None, value=value)
     return value
 
 
-def _number(name: str, value: object) -> float:
+def _positive_number(name: str, value: object) -> float:
+    """*value* as a float, if it is an int or float, finite and > 0."""
     if isinstance(value, bool) or not isinstance(value, int | float):
-        msg = f"{name} must be a number, got {type(value).__name__} {_show(value)}"
-        raise BatchTypeError(msg)
+        reason = f"must be a number, got {type(value).__name__} {_short_repr(value)}"
+        raise BatchTypeError(reason, argument=name, value=value)
     try:
         number = float(value)
     except OverflowError:  # an int beyond float's range
         number = math.inf
     if not math.isfinite(number) or number <= 0:
-        msg = f"{name} must be a finite number > 0, got {_show(value)}"
-        raise BatchError(msg)
+        reason = f"must be a finite number > 0, got {_short_repr(value)}"
+        raise BatchError(reason, argument=name, value=value)
     return number
 
 
@@ -115,8 +173,10 @@ def effective_batch_size(per_device: int, accumulation: int = 1, devices: int = 
         ...
         devutils.batch.BatchError: accumulation must be >= 1, got -1
     """
-    sizes = _int("per_device", per_device), _int("accumulation", accumulation)
-    return _result("the effective batch", math.prod(sizes) * _int("devices", devices))
+    per_device = check_int("per_device", per_device)
+    accumulation = check_int("accumulation", accumulation)
+    devices = check_int("devices", devices)
+    return _check_result("the effective batch", per_device * accumulation * devices)
 
 
 def data_parallel_size(
@@ -140,16 +200,18 @@ def data_parallel_size(
         ...
         devutils.batch.BatchError: world_size 12 is not divisible by tensor_parallel x ... = 8
     """
-    world = _int("world_size", world_size)
-    model = (
-        _int("tensor_parallel", tensor_parallel)
-        * _int("pipeline_parallel", pipeline_parallel)
-        * _int("context_parallel", context_parallel)
-    )
+    world = check_int("world_size", world_size)
+    tensor = check_int("tensor_parallel", tensor_parallel)
+    pipeline = check_int("pipeline_parallel", pipeline_parallel)
+    context = check_int("context_parallel", context_parallel)
+    model = tensor * pipeline * context
     if world % model:
-        sizes = "tensor_parallel x pipeline_parallel x context_parallel"
-        msg = f"world_size {world} is not divisible by {sizes} = {model}"
-        raise BatchError(msg)
+        reason = f"{world} is not divisible by the model-parallel size {model}"
+        message = (
+            f"world_size {world} is not divisible by "
+            f"tensor_parallel x pipeline_parallel x context_parallel = {model}"
+        )
+        raise BatchError(reason, argument="world_size", value=world, message=message)
     return world // model
 
 
@@ -254,7 +316,8 @@ def plan_batch(
 
     Raises:
         BatchError: If no exact split exists with ``rounding="exact"``, nothing is
-            achievable in the rounding direction, or an argument is out of range.
+            achievable in the rounding direction (both with ``argument="target"``), or
+            an argument is out of range.
         BatchTypeError: If an integer argument is not an int.
 
     Examples:
@@ -269,49 +332,73 @@ def plan_batch(
         >>> str(plan), plan.exact
         ('8 x 12 x 1 = 96', False)
     """
-    target = _int("target", target)
-    high = _int("max_per_device", max_per_device)
-    devices = _int("devices", devices)
-    low = _int("min_per_device", min_per_device)
+    target = check_int("target", target)
+    high = check_int("max_per_device", max_per_device)
+    devices = check_int("devices", devices)
+    low = check_int("min_per_device", min_per_device)
     if rounding not in ("exact", "down", "up", "nearest"):
-        msg = f"rounding must be 'exact', 'down', 'up' or 'nearest', got {rounding!r}"
-        raise BatchError(msg)
+        reason = f"must be 'exact', 'down', 'up' or 'nearest', got {rounding!r}"
+        raise BatchError(reason, argument="rounding", value=rounding)
     if low > high:
-        msg = f"min_per_device {low} is larger than max_per_device {high}"
-        raise BatchError(msg)
+        reason = f"{low} is larger than the maximum per device, {high}"
+        message = f"min_per_device {low} is larger than max_per_device {high}"
+        raise BatchError(reason, argument="min_per_device", value=low, message=message)
     if target % devices == 0:
         share = target // devices
-        fitting = [d for d in divisors(share) if low <= d <= high]
+        fitting = [size for size in divisors(share) if low <= size <= high]
         if fitting:
-            return BatchPlan(target, fitting[-1], share // fitting[-1], devices, high)
+            per_device = fitting[-1]
+            return BatchPlan(target, per_device, share // per_device, devices, high)
     # Achievable targets are devices x k x per, for k >= 1 and per in low..high.
     below_share = nearest_multiple((target - 1) // devices, low, high, "down")
     above_share = nearest_multiple(target // devices + 1, low, high, "up")
-    below = None if below_share is None else below_share * devices
-    above = None if above_share is None else _result("the target above", above_share * devices)
+    below = None
+    if below_share is not None:
+        below = below_share * devices
+    above = None
+    if above_share is not None:
+        above = _check_result("the target above", above_share * devices)
+    sizes = f"with {low}..{high} per device on {devices} device(s)"
     if rounding == "exact":
-        options = ", ".join(
-            f"{value} {side}" for value, side in ((below, "below"), (above, "above")) if value
-        )
-        msg = (
-            f"no exact split of target {target} with {low}..{high} per device on {devices} "
-            f"device(s); nearest achievable targets: {options} "
-            "(or pass rounding='down', 'up' or 'nearest')"
-        )
-        raise BatchError(msg)
-    if rounding == "down":
-        chosen = below
-    elif rounding == "up":
-        chosen = above
-    else:
-        closer_below = below is not None and (above is None or target - below <= above - target)
-        chosen = below if closer_below else above
+        raise _no_exact_split(target, sizes, below=below, above=above)
+    chosen = _rounded_target(target, rounding, below=below, above=above)
     if chosen is None:
-        where = f"with {low}..{high} per device on {devices} device(s)"
-        msg = f"no achievable target {rounding} from {target} {where}"
-        raise BatchError(msg)
+        reason = f"{target} has no achievable target {rounding} from it {sizes}"
+        message = f"no achievable target {rounding} from {target} {sizes}"
+        raise BatchError(reason, argument="target", value=target, message=message)
     exact = plan_batch(chosen, high, devices, min_per_device=low)
     return BatchPlan(target, exact.per_device, exact.accumulation, devices, high, exact=False)
+
+
+def _no_exact_split(target: int, sizes: str, *, below: int | None, above: int | None) -> BatchError:
+    """The error for a *target* that no per-device size splits exactly."""
+    nearest = []
+    if below is not None:
+        nearest.append(f"{below} below")
+    if above is not None:
+        nearest.append(f"{above} above")
+    found = f"nearest achievable targets: {', '.join(nearest)}"
+    reason = f"{target} has no exact split {sizes}; {found}"
+    message = (
+        f"no exact split of target {target} {sizes}; {found} "
+        "(or pass rounding='down', 'up' or 'nearest')"
+    )
+    return BatchError(reason, argument="target", value=target, message=message)
+
+
+def _rounded_target(
+    target: int, rounding: Rounding, *, below: int | None, above: int | None
+) -> int | None:
+    """The achievable target that *rounding* moves *target* to (None: there is none)."""
+    if rounding == "down":
+        return below
+    if rounding == "up":
+        return above
+    if below is None:
+        return above
+    if above is None or target - below <= above - target:  # a tie goes down
+        return below
+    return above
 
 
 # -- schedule -------------------------------------------------------------------------------
@@ -333,19 +420,20 @@ def micro_batches_per_epoch(
         ...
         devutils.batch.BatchError: n_samples 10 gives no full micro-batch of 8 x 2 devices ...
     """
-    n = _int("n_samples", n_samples)
-    per = _int("per_device", per_device)
-    world = _int("devices", devices)
+    n = check_int("n_samples", n_samples)
+    per = check_int("per_device", per_device)
+    world = check_int("devices", devices)
     flag: object = drop_last
     if not isinstance(flag, bool):
-        msg = f"drop_last must be a bool, got {flag!r}"
-        raise BatchTypeError(msg)
+        reason = f"must be a bool, got {flag!r}"
+        raise BatchTypeError(reason, argument="drop_last", value=flag)
     global_batch = per * world
     count = n // global_batch if drop_last else -(-n // global_batch)
     if count == 0:
         batch = f"{per} x {world} devices"
-        msg = f"n_samples {n} gives no full micro-batch of {batch} with drop_last=True"
-        raise BatchError(msg)
+        reason = f"{n} gives no full micro-batch of {batch} when the last, partial one is dropped"
+        message = f"n_samples {n} gives no full micro-batch of {batch} with drop_last=True"
+        raise BatchError(reason, argument="n_samples", value=n, message=message)
     return count
 
 
@@ -370,7 +458,7 @@ def steps_per_epoch(
         16
     """
     micro = micro_batches_per_epoch(n_samples, per_device, devices, drop_last=drop_last)
-    return -(-micro // _int("accumulation", accumulation))
+    return -(-micro // check_int("accumulation", accumulation))
 
 
 def warmup_steps(total_steps: int, warmup: int | float) -> int:
@@ -385,19 +473,19 @@ def warmup_steps(total_steps: int, warmup: int | float) -> int:
         ...
         devutils.batch.BatchError: warmup as a ratio must be in [0, 1), got 1.5
     """
-    total = _int("total_steps", total_steps)
+    total = check_int("total_steps", total_steps)
     if isinstance(warmup, bool) or not isinstance(warmup, int | float):
-        kind = type(warmup).__name__
-        msg = f"warmup must be an int count or a float ratio, got {kind} {warmup!r}"
-        raise BatchTypeError(msg)
+        reason = f"must be an int count or a float ratio, got {type(warmup).__name__} {warmup!r}"
+        raise BatchTypeError(reason, argument="warmup", value=warmup)
     if isinstance(warmup, float):
         if not 0 <= warmup < 1:
-            msg = f"warmup as a ratio must be in [0, 1), got {warmup!r}"
-            raise BatchError(msg)
+            reason = f"as a ratio must be in [0, 1), got {warmup!r}"
+            raise BatchError(reason, argument="warmup", value=warmup)
         return math.ceil(total * warmup)
     if warmup < 0 or warmup > total:
-        msg = f"warmup {warmup} must be between 0 and total_steps {total}"
-        raise BatchError(msg)
+        reason = f"{warmup} must be between 0 and the total steps, {total}"
+        message = f"warmup {warmup} must be between 0 and total_steps {total}"
+        raise BatchError(reason, argument="warmup", value=warmup, message=message)
     return warmup
 
 
@@ -410,7 +498,7 @@ def tokens_per_step(
         >>> tokens_per_step(8, 4, 8, seq_len=4096)
         1048576
     """
-    return effective_batch_size(per_device, accumulation, devices) * _int("seq_len", seq_len)
+    return effective_batch_size(per_device, accumulation, devices) * check_int("seq_len", seq_len)
 
 
 def steps_for_tokens(
@@ -423,7 +511,7 @@ def steps_for_tokens(
         954
     """
     per_step = tokens_per_step(per_device, accumulation, devices, seq_len=seq_len)
-    return -(-_int("total_tokens", total_tokens) // per_step)
+    return -(-check_int("total_tokens", total_tokens) // per_step)
 
 
 def scale_lr(
@@ -444,15 +532,15 @@ def scale_lr(
         >>> scale_lr(1e-4, 256, 1024), scale_lr(1e-4, 256, 1024, rule="sqrt")
         (0.0004, 0.0002)
     """
-    lr = _number("base_lr", base_lr)
-    ratio = _int("new_batch", new_batch) / _int("base_batch", base_batch)
+    lr = _positive_number("base_lr", base_lr)
+    ratio = check_int("new_batch", new_batch) / check_int("base_batch", base_batch)
     name: object = rule
     if name == "linear":
         return lr * ratio
     if name == "sqrt":
         return lr * math.sqrt(ratio)
-    msg = f"rule must be 'linear' or 'sqrt', got {rule!r}"
-    raise BatchError(msg)
+    reason = f"must be 'linear' or 'sqrt', got {rule!r}"
+    raise BatchError(reason, argument="rule", value=rule)
 
 
 @dataclass(frozen=True)
@@ -491,227 +579,29 @@ def training_schedule(  # noqa: PLR0913 - the Trainer's settings, keyword-only p
     """
     per_epoch = steps_per_epoch(n_samples, per_device, accumulation, devices, drop_last=drop_last)
     if (epochs is None) == (max_steps is None):
-        msg = f"give exactly one of epochs or max_steps, got {epochs=}, {max_steps=}"
-        raise BatchError(msg)
+        message = f"give exactly one of epochs or max_steps, got {epochs=}, {max_steps=}"
+        raise BatchError(message, argument=None, value=None)
     if max_steps is not None:
-        total = _int("max_steps", max_steps)
+        total = check_int("max_steps", max_steps)
         run_epochs = total / per_epoch
     else:
-        run_epochs = _number("epochs", epochs)
+        run_epochs = _positive_number("epochs", epochs)
         steps = run_epochs * per_epoch
         if not steps <= MAX_INT:  # also inf
-            msg = f"epochs {run_epochs!r} x {per_epoch} steps per epoch is over 2**63 - 1 steps"
-            raise BatchError(msg)
+            reason = f"{run_epochs!r} x {per_epoch} steps per epoch is over 2**63 - 1 steps"
+            raise BatchError(reason, argument="epochs", value=epochs)
         total = math.ceil(steps)
     samples = effective_batch_size(per_device, accumulation, devices)
-    tokens = None if seq_len is None else samples * _int("seq_len", seq_len)
+    tokens = None
+    if seq_len is not None:
+        tokens = samples * check_int("seq_len", seq_len)
     return TrainingSchedule(
-        per_epoch, total, run_epochs, warmup_steps(total, warmup), samples, tokens
-    )
-
-
-# -- finding what fits ----------------------------------------------------------------------
-
-_OOM_MESSAGES = (
-    "CUDA out of memory",
-    "CUDA error: out of memory",
-    "cuDNN error: CUDNN_STATUS_NOT_SUPPORTED",
-    "CUDNN_STATUS_ALLOC_FAILED",
-    "DefaultCPUAllocator: can't allocate memory",
-    "XPU out of memory",
-    "MPS backend out of memory",
-    "HIP out of memory",
-    "RESOURCE_EXHAUSTED: Out of memory",
-)
-
-
-def is_oom_error(exc: BaseException) -> bool:
-    """Return True if *exc* means "out of memory": try a smaller batch.
-
-    Recognizes ``torch.OutOfMemoryError`` (and any class named ``OutOfMemoryError``),
-    Python's `MemoryError`, and the CUDA, cuDNN, CPU-allocator, XPU, MPS, ROCm and XLA
-    out-of-memory messages, by class name and text, without importing torch.
-
-    Examples:
-        >>> is_oom_error(RuntimeError("CUDA out of memory. Tried to allocate 2.00 GiB"))
-        True
-        >>> is_oom_error(MemoryError()), is_oom_error(ValueError("shape mismatch"))
-        (True, False)
-    """
-    if isinstance(exc, MemoryError):
-        return True
-    if any(cls.__name__ == "OutOfMemoryError" for cls in type(exc).__mro__):
-        return True
-    text = " ".join(str(arg) for arg in exc.args) if exc.args else str(exc)
-    return any(message in text for message in _OOM_MESSAGES)
-
-
-@dataclass(frozen=True)
-class Trial:
-    """One call of the probe: the batch size and whether it fit (and the error if not)."""
-
-    batch_size: int
-    fits: bool
-    error: str | None = None
-
-
-@dataclass(frozen=True)
-class BatchSearch:
-    """The largest batch size that fit, and every trial on the way, in order."""
-
-    batch_size: int
-    trials: tuple[Trial, ...] = field(default_factory=tuple)
-
-
-def _release_memory() -> None:
-    gc.collect()
-    torch = sys.modules.get("torch")  # only if the caller already imported it
-    for backend in ("cuda", "xpu", "mps") if torch is not None else ():
-        module = getattr(torch, backend, None)
-        with contextlib.suppress(Exception):  # a backend that cannot say is left alone
-            if module is not None and module.is_available():
-                module.empty_cache()
-
-
-def find_max_batch_size(  # noqa: C901 - its arguments checked, then one of two searches
-    probe: Callable[[int], object],
-    *,
-    start: int | None = None,
-    max_value: int = 8192,
-    mode: Mode = "binsearch",
-    decay: float = 0.9,
-) -> BatchSearch:
-    """Find the largest batch size for which ``probe(batch_size)`` runs without running out
-    of memory.
-
-    *probe* should run one representative step (forward and backward) at that size.
-    Out-of-memory errors (see `is_oom_error`) mean "too big"; any other exception
-    propagates. The search keeps no state between calls, never tries more than
-    *max_value*, and never returns a size that was not probed successfully.
-
-    Modes:
-        * ``"binsearch"`` (Lightning's ``scale_batch_size(mode="binsearch")``): double from
-          *start* until a failure, then bisect; exact when fitting is monotone.
-        * ``"power"`` (Lightning's ``mode="power"``): double until a failure; return the
-          last size that fit.
-        * ``"decay"`` (accelerate's ``find_executable_batch_size``): start at *start*
-          (default *max_value*) and multiply by *decay* (0.9) after each failure.
-
-    Raises:
-        BatchError: If even the smallest size tried (1) does not fit, or an argument is
-            out of range.
-
-    Examples:
-        >>> fits = lambda n: n <= 48 or (_ for _ in ()).throw(RuntimeError("CUDA out of memory."))
-        >>> search = find_max_batch_size(fits)
-        >>> search.batch_size, [t.batch_size for t in search.trials]
-        (48, [1, 2, 4, 8, 16, 32, 64, 48, 56, 52, 50, 49])
-        >>> find_max_batch_size(fits, mode="power").batch_size
-        32
-    """
-    function: object = probe
-    if not callable(function):
-        msg = f"probe must be callable, got {type(function).__name__} {function!r}"
-        raise BatchTypeError(msg)
-    limit = _int("max_value", max_value)
-    if mode not in ("binsearch", "power", "decay"):
-        msg = f"mode must be 'binsearch', 'power' or 'decay', got {mode!r}"
-        raise BatchError(msg)
-    first = _int("start", start) if start is not None else (limit if mode == "decay" else 1)
-    if first > limit:
-        msg = f"start {first} is larger than max_value {limit}"
-        raise BatchError(msg)
-    if mode == "decay" and not (isinstance(decay, float) and 0 < decay < 1):
-        msg = f"decay must be a float in (0, 1), got {decay!r}"
-        raise BatchError(msg)
-    trials: list[Trial] = []
-
-    def fits(size: int) -> bool:
-        try:
-            probe(size)
-        except Exception as exc:
-            if not is_oom_error(exc):
-                raise
-            trials.append(Trial(size, False, f"{type(exc).__name__}: {exc}"))
-        else:
-            trials.append(Trial(size, True))
-            return True
-        # Outside the except block, so the traceback (and the tensors its frames hold)
-        # is gone before the caches are emptied.
-        _release_memory()
-        return False
-
-    if mode == "decay":
-        best = _decay_search(fits, first, decay)
-    else:
-        best = _doubling_search(fits, first, limit, bisect=mode == "binsearch")
-    if best == 0:
-        tried = ", ".join(str(t.batch_size) for t in trials)
-        last = trials[-1]
-        trying = f"even {last.batch_size} ran out of memory (tried {tried})"
-        msg = f"no batch size fits: {trying}: {last.error}"
-        raise BatchError(msg)
-    return BatchSearch(best, tuple(trials))
-
-
-def _decay_search(fits: Callable[[int], bool], size: int, decay: float) -> int:
-    """accelerate's way: from *size* down by *decay* until one fits (0: none did)."""
-    while size >= 1:
-        if fits(size):
-            return size
-        size = min(int(size * decay), size - 1)
-    return 0
-
-
-def _doubling_search(fits: Callable[[int], bool], size: int, limit: int, *, bisect: bool) -> int:
-    """Lightning's way: double from *size* until a failure (or *limit*), then bisect."""
-    low, high = 0, limit + 1  # low fits (0: none yet), high does not (limit + 1: unknown)
-    while True:
-        if fits(size):
-            low = size
-            if (not bisect and high <= limit) or size == limit:
-                return low
-            following = min(size * 2, limit) if high > limit else (low + high) // 2
-        else:
-            high = size
-            if not bisect and low:
-                return low
-            following = (low + high) // 2
-        if not low < following < high:
-            return low
-        size = following
-
-
-def auto_plan(
-    target: int,
-    probe: Callable[[int], object],
-    devices: int = 1,
-    *,
-    rounding: Rounding = "exact",
-    min_per_device: int = 1,
-    **finder_options: Any,
-) -> BatchPlan:
-    """Find the largest per-device batch that fits, then plan accumulation for *target*.
-
-    Unlike an auto batch-size finder that only shrinks the batch (and so silently changes
-    the effective batch), the effective batch stays at *target*. The search never
-    probes more than ``target / devices`` (rounded up), the most one device needs.
-
-    Examples:
-        >>> fits = lambda n: n <= 12 or (_ for _ in ()).throw(MemoryError())
-        >>> str(auto_plan(64, fits))
-        '8 x 8 x 1 = 64'
-    """
-    target = _int("target", target)
-    devices = _int("devices", devices)
-    share = -(-target // devices)
-    options = dict(finder_options)
-    options["max_value"] = min(_int("max_value", options.get("max_value", share)), share)
-    if options.get("start") is not None:
-        options["start"] = min(_int("start", options["start"]), options["max_value"])
-    found = find_max_batch_size(probe, **options)
-    return plan_batch(
-        target, found.batch_size, devices, rounding=rounding, min_per_device=min_per_device
+        steps_per_epoch=per_epoch,
+        total_steps=total,
+        epochs=run_epochs,
+        warmup_steps=warmup_steps(total, warmup),
+        samples_per_step=samples,
+        tokens_per_step=tokens,
     )
 
 
@@ -722,27 +612,31 @@ _MICRO = "train_micro_batch_size_per_gpu"
 _GAS = "gradient_accumulation_steps"
 
 
-def _deepspeed_values(config: Mapping[str, Any]) -> dict[str, int]:
+def _batch_keys_given(config: Mapping[str, Any]) -> dict[str, int]:
     """The batch keys *config* sets (an ``"auto"`` refused), as ints."""
     values: dict[str, int] = {}
     for key in (_TRAIN, _MICRO, _GAS):
-        if config.get(key) is not None:
-            if config[key] == "auto":
-                msg = f"{key} is 'auto': resolve it first (the HF integration fills it in)"
-                raise BatchError(msg)
-            values[key] = _int(key, config[key])
+        if config.get(key) is None:
+            continue
+        if config[key] == "auto":
+            reason = "is 'auto': resolve it first (the HF integration fills it in)"
+            raise BatchError(reason, argument=key, value=config[key])
+        values[key] = check_int(key, config[key])
     return values
 
 
-def _whole(train: int, given: str, value: int, world: int, wanted: str) -> int:
-    """*wanted*, from train_batch_size = *given* (*value*) x *wanted* x world_size."""
-    if train % (value * world):
-        msg = (
-            f"{_TRAIN} {train} is not divisible by {given} {value} x world_size {world} = "
-            f"{value * world}: no whole {wanted}"
+def _missing_factor(train: int, world: int, *, known_key: str, known: int, missing: str) -> int:
+    """The key *missing*, from train_batch_size = *known_key* x *missing* x world_size."""
+    product = known * world
+    if train % product:
+        no_whole = f"= {product}: no whole {missing}"
+        reason = f"{train} is not divisible by {known_key} {known} x world size {world} {no_whole}"
+        message = (
+            f"{_TRAIN} {train} is not divisible by {known_key} {known} x world_size {world} "
+            f"{no_whole}"
         )
-        raise BatchError(msg)
-    return train // (value * world)
+        raise BatchError(reason, argument=_TRAIN, value=train, message=message)
+    return train // product
 
 
 def check_deepspeed_config(config: Mapping[str, Any], world_size: int) -> BatchPlan:
@@ -769,32 +663,38 @@ def check_deepspeed_config(config: Mapping[str, Any], world_size: int) -> BatchP
     """
     given: object = config
     if not isinstance(given, Mapping):
-        msg = f"config must be a mapping (a DeepSpeed config dict), got {type(given).__name__}"
-        raise BatchTypeError(msg)
-    world = _int("world_size", world_size)
-    values = _deepspeed_values(config)
+        reason = f"must be a mapping (a DeepSpeed config dict), got {type(given).__name__}"
+        raise BatchTypeError(reason, argument="config", value=given)
+    world = check_int("world_size", world_size)
+    values = _batch_keys_given(config)
     train, micro, gas = values.get(_TRAIN), values.get(_MICRO), values.get(_GAS)
     if micro is None:
         if train is None:
-            msg = f"give {_TRAIN} or {_MICRO} (DeepSpeed needs one of them)"
-            raise BatchError(msg)
+            reason = f"sets neither {_TRAIN} nor {_MICRO} (DeepSpeed needs one of them)"
+            message = f"give {_TRAIN} or {_MICRO} (DeepSpeed needs one of them)"
+            raise BatchError(reason, argument="config", value=config, message=message)
         gas = gas or 1
-        micro = _whole(train, _GAS, gas, world, _MICRO)
+        micro = _missing_factor(train, world, known_key=_GAS, known=gas, missing=_MICRO)
     elif train is None:
         gas = gas or 1
-        train = _result(_TRAIN, micro * gas * world)
+        train = _check_result(_TRAIN, micro * gas * world)
     elif gas is None:
-        gas = _whole(train, _MICRO, micro, world, _GAS)
+        gas = _missing_factor(train, world, known_key=_MICRO, known=micro, missing=_GAS)
     elif micro * gas * world != train:
-        product = micro * gas * world
-        fixes = [f"set {_TRAIN} to {product}"]
-        if train % (micro * world) == 0:
-            fixes.append(f"{_GAS} to {train // (micro * world)}")
-        if train % (gas * world) == 0:
-            fixes.append(f"{_MICRO} to {train // (gas * world)}")
-        msg = (
-            f"{_TRAIN} {train} != {_MICRO} {micro} x {_GAS} {gas} x world_size {world} = "
-            f"{product}: " + " or ".join(fixes)
-        )
-        raise BatchError(msg)
+        raise _inconsistent_keys(train, world, micro=micro, gas=gas)
     return BatchPlan(train, micro, gas, world, micro)
+
+
+def _inconsistent_keys(train: int, world: int, *, micro: int, gas: int) -> BatchError:
+    """The error for three batch keys that do not multiply out, with the fixes that would."""
+    product = micro * gas * world
+    fixes = [f"set {_TRAIN} to {product}"]
+    if train % (micro * world) == 0:
+        fixes.append(f"{_GAS} to {train // (micro * world)}")
+    if train % (gas * world) == 0:
+        fixes.append(f"{_MICRO} to {train // (gas * world)}")
+    factors = f"{_MICRO} {micro} x {_GAS} {gas}"
+    fix = " or ".join(fixes)
+    reason = f"{train} != {factors} x world size {world} = {product}: {fix}"
+    message = f"{_TRAIN} {train} != {factors} x world_size {world} = {product}: {fix}"
+    return BatchError(reason, argument=_TRAIN, value=train, message=message)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import TYPE_CHECKING
 
 import pytest
@@ -134,11 +135,11 @@ def test_batch_json(cli: Cli) -> None:
         ),
         (
             ["--target", "64", "--max-per-device", "4", "--samples", "3", "--drop-last"],
-            "--samples 3 gives no full micro-batch of 4 x 1 devices with drop_last=True",
+            "--samples 3 gives no full micro-batch of 4 x 1 devices when the last, partial one is dropped",
         ),
         (
             ["--target", "64", "--max-per-device", "4", "--samples", "10", "--warmup", "50"],
-            "--warmup 50 must be between 0 and total_steps 1",
+            "--warmup 50 must be between 0 and the total steps, 1",
         ),
     ],
 )
@@ -147,3 +148,43 @@ def test_batch_errors(args: list[str], message: str, cli: Cli) -> None:
     assert result.status == 2
     assert message in result.err
     assert result.err.count("\n") == 1
+
+
+# Every error the library can give the command, with what the command says.
+LIBRARY_ERRORS = [
+    (
+        ["--target", "97", "--max-per-device", "8", "--min-per-device", "2"],
+        "--target 97 has no exact split with 2..8 per device on 1 device(s); nearest achievable"
+        " targets: 96 below, 98 above (or pass --rounding down, up or nearest)",
+    ),
+    (
+        ["--target", "3", "--max-per-device", "8", "--devices", "4", "--rounding", "down"],
+        "--target 3 has no achievable target down from it with 1..8 per device on 4 device(s)",
+    ),
+    (
+        ["--target", str(2**63 - 1), "--max-per-device", "10", "--min-per-device", "8"],
+        "the target above is 9223372036854775808, more than 2**63 - 1",
+    ),
+    (
+        ["--target", "64", "--max-per-device", "4", "--samples", "3", "--drop-last"],
+        "--samples 3 gives no full micro-batch of 4 x 1 devices when the last, partial one is dropped",
+    ),
+    (
+        ["--target", "64", "--max-per-device", "4", "--samples", "100", "--epochs", "1e308"],
+        "--epochs 1e+308 x 2 steps per epoch is over 2**63 - 1 steps",
+    ),
+    (
+        ["--target", "64", "--max-per-device", "4", "--samples", "10", "--warmup", "50"],
+        "--warmup 50 must be between 0 and the total steps, 1",
+    ),
+]
+
+
+@pytest.mark.parametrize(("args", "message"), LIBRARY_ERRORS)
+def test_library_errors_name_the_flags_never_a_python_argument(
+    args: list[str], message: str, cli: Cli
+) -> None:
+    result = cli(["batch", *args])
+    assert result.status == 2
+    assert result.err == f"devutils batch: error: {message}\n"
+    assert re.search(r"[a-z]_[a-z]|rounding=", result.err) is None  # no n_samples, drop_last=

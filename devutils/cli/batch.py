@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 from dataclasses import asdict
 from typing import Any
 
@@ -16,14 +15,15 @@ _FLAGS = {
     "max_per_device": "--max-per-device",
     "min_per_device": "--min-per-device",
     "devices": "--devices",
+    "rounding": "--rounding",
     "n_samples": "--samples",
     "epochs": "--epochs",
     "max_steps": "--max-steps",
     "warmup": "--warmup",
+    "drop_last": "--drop-last",
     "seq_len": "--seq-len",
 }
-_ARGUMENT = re.compile(r"\b(" + "|".join(_FLAGS) + r")\b(?= [-\d'(]|$| must)")
-"""A library argument's name where it stands for the value the user gave."""
+"""The flag that gives each argument of the library's functions, by the argument's name."""
 
 
 def register(subparsers: Any) -> None:
@@ -95,6 +95,12 @@ def _warmup(text: str) -> int | float:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.min_per_device > args.max_per_device:  # two flags: said here, naming both
+        msg = (
+            f"--min-per-device {args.min_per_device} is larger than "
+            f"--max-per-device {args.max_per_device}"
+        )
+        raise CliError(msg)
     try:
         plan = plan_batch(
             args.target,
@@ -104,10 +110,20 @@ def run(args: argparse.Namespace) -> int:
             min_per_device=args.min_per_device,
         )
         schedule = _schedule(args, plan)
-    except BatchError as exc:  # the library names its arguments: name the flags instead
-        raise CliError(_ARGUMENT.sub(lambda m: _FLAGS[m.group()], str(exc))) from exc
+    except BatchError as exc:
+        raise CliError(_cli_message(exc, args)) from exc
     _print(args, plan, schedule)
     return 0
+
+
+def _cli_message(exc: BatchError, args: argparse.Namespace) -> str:
+    """The library's error in the command's words: the flag, then what is wrong with it."""
+    if exc.argument not in _FLAGS:  # no flag gives it: a result out of range, a size of the plan
+        return str(exc)
+    message = f"{_FLAGS[exc.argument]} {exc.reason}"
+    if exc.argument == "target" and args.rounding == "exact":  # no exact split: the way out
+        message += " (or pass --rounding down, up or nearest)"
+    return message
 
 
 def _schedule(args: argparse.Namespace, plan: BatchPlan) -> TrainingSchedule | None:

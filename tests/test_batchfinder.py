@@ -1,0 +1,257 @@
+"""Tests for devutils.batchfinder: the probe's errors, the searches against brute force, auto_plan."""
+
+from __future__ import annotations
+
+import sys
+import types
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+from devutils.batch import BatchError, BatchTypeError
+from devutils.batchfinder import BatchSearch, Trial, auto_plan, find_max_batch_size, is_oom_error
+
+
+class FakeOOM(RuntimeError):
+    pass
+
+
+def probe_below(
+    threshold: int,
+    calls: list[int] | None = None,
+    message: str = "CUDA out of memory. Tried to allocate 2 GiB",
+) -> Callable[[int], None]:
+    def probe(size: int) -> None:
+        if calls is not None:
+            calls.append(size)
+        if size > threshold:
+            raise FakeOOM(message)
+
+    return probe
+
+
+@pytest.mark.parametrize(
+    "exc",
+    [
+        RuntimeError("CUDA out of memory. Tried to allocate 20.00 MiB"),
+        RuntimeError(
+            "cuDNN error: CUDNN_STATUS_NOT_SUPPORTED. This error may appear if you passed in a non-contiguous input."
+        ),
+        RuntimeError(
+            "[enforce fail at alloc_cpu.cpp:114] DefaultCPUAllocator: can't allocate memory: you tried to allocate 1234"
+        ),
+        RuntimeError("XPU out of memory. Tried to allocate"),
+        RuntimeError("MPS backend out of memory (MPS allocated: 1.2 GB)"),
+        MemoryError(),
+        type("OutOfMemoryError", (RuntimeError,), {})("whatever"),
+    ],
+)
+def test_is_oom_error(exc: BaseException) -> None:
+    assert is_oom_error(exc)
+
+
+@pytest.mark.parametrize(
+    "exc", [RuntimeError("shape mismatch"), ValueError("CUDA"), KeyError("memory")]
+)
+def test_is_not_oom_error(exc: BaseException) -> None:
+    assert not is_oom_error(exc)
+
+
+def test_finder_lets_other_errors_through() -> None:
+    def probe(size: int) -> None:
+        if size > 4:
+            raise ValueError("bad input shape")
+
+    with pytest.raises(ValueError, match="bad input shape"):
+        find_max_batch_size(probe)
+
+
+def test_finder_nothing_fits() -> None:
+    with pytest.raises(BatchError, match="no batch size fits: even 1 ran out of memory") as info:
+        find_max_batch_size(probe_below(0))
+    assert info.value.argument is None
+    assert info.value.value == (
+        Trial(1, False, "FakeOOM: CUDA out of memory. Tried to allocate 2 GiB"),
+    )
+    with pytest.raises(BatchError, match="no batch size fits"):
+        find_max_batch_size(probe_below(0), mode="decay", max_value=64)
+
+
+def test_finder_decay_reproduces_accelerate() -> None:
+    calls: list[int] = []
+    result = find_max_batch_size(probe_below(100, calls), mode="decay", start=128)
+    assert calls == [128, 115, 103, 92]  # x0.9 per failure, as accelerate
+    assert result.batch_size == 92
+    assert [t.fits for t in result.trials] == [False, False, False, True]
+
+
+def test_finder_reports_trials_and_keeps_no_state() -> None:
+    first_calls: list[int] = []
+    second_calls: list[int] = []
+    first = find_max_batch_size(probe_below(48, first_calls))
+    second = find_max_batch_size(probe_below(48, second_calls))
+    assert [t.batch_size for t in first.trials] == first_calls  # every call, in order
+    assert second_calls == first_calls  # the second search starts afresh, not from 48
+    assert first == second
+    assert first.trials[0] == Trial(1, True)
+    failed = [t for t in first.trials if not t.fits]
+    assert [t.batch_size for t in failed] == [64, 56, 52, 50, 49]
+    assert all(t.error == "FakeOOM: CUDA out of memory. Tried to allocate 2 GiB" for t in failed)
+
+
+def test_finder_probe_must_be_callable() -> None:
+    with pytest.raises(BatchTypeError, match="probe must be callable") as info:
+        find_max_batch_size(42)  # type: ignore[arg-type]
+    assert (info.value.argument, info.value.value) == ("probe", 42)
+
+
+def test_finder_mode_must_be_known() -> None:
+    with pytest.raises(BatchError, match="mode must be") as info:
+        find_max_batch_size(lambda n: None, mode="linear")  # type: ignore[arg-type]
+    assert (info.value.argument, info.value.value) == ("mode", "linear")
+
+
+@given(
+    threshold=st.integers(0, 5000),
+    max_value=st.integers(1, 4096),
+    start=st.none() | st.integers(1, 4096),
+)
+def test_binsearch_finds_exactly_the_largest_fitting_size(
+    threshold: int, max_value: int, start: int | None
+) -> None:
+    assume(start is None or start <= max_value)
+    calls: list[int] = []
+    probe = probe_below(threshold, calls)
+    if threshold == 0:
+        with pytest.raises(BatchError):
+            find_max_batch_size(probe, start=start, max_value=max_value)
+        return
+    result = find_max_batch_size(probe, start=start, max_value=max_value)
+    assert result.batch_size == min(threshold, max_value)
+    assert max(calls) <= max_value
+    assert [t.batch_size for t in result.trials] == calls
+    assert all(t.fits == (t.batch_size <= threshold) for t in result.trials)
+
+
+@given(
+    threshold=st.integers(1, 5000),
+    max_value=st.integers(1, 4096),
+    mode=st.sampled_from(["power", "decay"]),
+)
+def test_other_modes_return_only_sizes_that_fit(threshold: int, max_value: int, mode: Any) -> None:
+    calls: list[int] = []
+    result = find_max_batch_size(probe_below(threshold, calls), max_value=max_value, mode=mode)
+    assert result.batch_size <= min(threshold, max_value)
+    assert trial_fits(result.trials, result.batch_size)
+    assert max(calls) <= max_value
+
+
+def trial_fits(trials: tuple[Any, ...], size: int) -> bool:
+    return any(t.batch_size == size and t.fits for t in trials)
+
+
+@given(
+    devices_and_target=st.integers(1, 8).flatmap(
+        lambda d: st.tuples(st.just(d), st.integers(1, 2000 // d).map(lambda k: k * d))
+    ),
+    threshold=st.integers(1, 600),
+)
+def test_auto_plan_keeps_the_effective_batch(
+    devices_and_target: tuple[int, int], threshold: int
+) -> None:
+    devices, target = devices_and_target  # target in 1..2000, a multiple of devices
+    plan = auto_plan(target, probe_below(threshold), devices)
+    assert plan.effective == target
+    assert plan.per_device <= threshold
+    assert plan.per_device == max(
+        p for p in range(1, min(threshold, target // devices) + 1) if (target // devices) % p == 0
+    )
+
+
+@pytest.mark.parametrize(
+    ("start", "error"),
+    [
+        ("8", BatchTypeError),
+        (100.5, BatchTypeError),
+        (float("inf"), BatchTypeError),
+        (0, BatchError),
+    ],
+)
+def test_auto_plan_checks_start_like_every_int(start: object, error: type[Exception]) -> None:
+    with pytest.raises(error, match="start"):
+        auto_plan(64, lambda n: None, start=start)
+
+
+@given(st.text("abcdefghijklmnopqrstuvwxyz .:0123456789", max_size=40))
+def test_is_oom_error_knows_the_messages_not_the_exception_type(text: str) -> None:
+    # Lower-case text holds none of the messages (each has a capital: CUDA, HIP, ...).
+    assert not is_oom_error(RuntimeError(text))
+    assert is_oom_error(RuntimeError(f"{text}CUDA out of memory. Tried to allocate 2.00 GiB"))
+    assert is_oom_error(MemoryError(text))
+
+
+@pytest.mark.parametrize("bad", [True, 4.0, "4", None, 0, -1], ids=repr)
+@pytest.mark.parametrize(
+    ("name", "call"),
+    [
+        ("max_value", lambda v: find_max_batch_size(lambda n: None, max_value=v)),
+        ("start", lambda v: find_max_batch_size(lambda n: None, start=v)),
+        ("target", lambda v: auto_plan(v, lambda n: None)),
+        ("devices", lambda v: auto_plan(64, lambda n: None, v)),
+        ("max_value", lambda v: auto_plan(64, lambda n: None, max_value=v)),
+    ],
+)
+def test_every_integer_argument_refuses_bad_values(
+    name: str, call: Callable[[object], object], bad: object
+) -> None:
+    if bad is None and name == "start":
+        return  # None means "not given" there: the default start
+    expected = BatchError if isinstance(bad, int) and not isinstance(bad, bool) else BatchTypeError
+    with pytest.raises(expected, match=name) as info:
+        call(bad)
+    assert repr(bad) in str(info.value) or str(bad) in str(info.value)
+    assert (info.value.argument, info.value.value) == (name, bad)
+    assert isinstance(info.value, ValueError)
+    assert isinstance(info.value, TypeError) == (expected is BatchTypeError)
+
+
+def test_finder_start_and_decay_are_checked() -> None:
+    with pytest.raises(BatchError, match="start 9 is larger than max_value 8") as info:
+        find_max_batch_size(lambda n: None, start=9, max_value=8)
+    assert (info.value.argument, info.value.value) == ("start", 9)
+    assert info.value.reason == "9 is larger than the largest size to try, 8"
+    for decay in (1.5, 0.0, 1, True):
+        with pytest.raises(BatchError, match=r"decay must be a float in \(0, 1\)"):
+            find_max_batch_size(lambda n: None, mode="decay", decay=decay)
+
+
+def test_huge_numbers_are_the_modules_error() -> None:
+    with pytest.raises(BatchError, match=r"max_value must be <= 2\*\*63 - 1"):
+        find_max_batch_size(lambda n: None, mode="decay", max_value=10**400)
+
+
+def test_a_search_result_is_a_frozen_record_of_its_trials() -> None:
+    search = find_max_batch_size(probe_below(3), max_value=4)
+    too_big = Trial(4, False, "FakeOOM: CUDA out of memory. Tried to allocate 2 GiB")
+    assert search == BatchSearch(3, (Trial(1, True), Trial(2, True), too_big, Trial(3, True)))
+    with pytest.raises(AttributeError):
+        search.batch_size = 4  # type: ignore[misc]
+
+
+def test_a_failed_size_empties_the_caches_of_an_imported_torch(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    emptied: list[str] = []
+
+    def backend(name: str, available: bool) -> types.SimpleNamespace:
+        return types.SimpleNamespace(
+            is_available=lambda: available, empty_cache=lambda: emptied.append(name)
+        )
+
+    torch = types.SimpleNamespace(cuda=backend("cuda", True), mps=backend("mps", False))
+    monkeypatch.setitem(sys.modules, "torch", torch)
+    find_max_batch_size(probe_below(3), max_value=4)
+    assert emptied == ["cuda"]  # one failure (4), on the one backend available
