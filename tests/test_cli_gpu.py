@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -119,7 +120,8 @@ def test_the_timeout_bounds_the_whole_wait(fake_smi: FakeSmi) -> None:
     result = run_gpu(["--timeout", "2", "--backend", "nvidia-smi"], env=dict(os.environ))
     took = time.monotonic() - start
     assert result.returncode == 1
-    assert "timed out after 2 s and was killed" in result.stderr
+    # after the time it was given: the timeout, less what starting took on a busy machine
+    assert re.search(r"timed out after (2|1\.\d+) s and was killed", result.stderr)
     assert len(fake_smi.calls()) == 1  # one probe, not one per query
     assert 2 <= took < 60, f"{took:.1f} s"  # killed, not waited for
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -440,4 +441,5 @@ def test_gpu_columns_wait_for_one_probe_only(
     assert len(fake_smi.calls()) == 1  # one probe, not one per sample
     assert result.status == 0
     assert "devutils stat: no GPU columns: " in result.err
-    assert "nvidia-smi timed out after 0.5 s and was killed" in result.err
+    # the time left of the timeout after the backends before it
+    assert re.search(r"nvidia-smi timed out after 0\.\d+ s and was killed", result.err)

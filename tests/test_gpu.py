@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import sys
 import threading
 import time
@@ -120,7 +121,9 @@ def test_hung_nvidia_smi_is_killed_at_the_timeout(
     start = time.monotonic()
     assert gpu_snapshot(timeout=0.5, backends=["nvidia-smi"]) == []
     assert time.monotonic() - start < 60  # killed at the timeout, not waited for
-    assert "timed out after 0.3 s" in gpu_probe(timeout=0.3, backends=["nvidia-smi"]).reason
+    assert re.search(
+        r"timed out after 0\.[23]\d* s", gpu_probe(timeout=0.3, backends=["nvidia-smi"]).reason
+    )
 
 
 def test_no_nvidia_smi(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -524,7 +527,7 @@ def test_a_hung_tool_is_killed_at_the_timeout(
     start = time.monotonic()
     probe = gpu_probe(timeout=0.5, backends=[backend])
     assert time.monotonic() - start < 60  # killed at the timeout, not waited for
-    assert "timed out after 0.5 s and was killed" in probe.reason
+    assert re.search(r"timed out after 0\.[45]\d* s and was killed", probe.reason)
 
 
 def test_a_hung_nvml_or_sysfs_read_is_given_up_on(
