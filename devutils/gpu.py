@@ -670,7 +670,8 @@ def _probe(timeout: float, processes: bool, backends: object) -> GpuProbe:
         try:
             found = _ask(name, processes, deadline)
         except ImportError:
-            reasons[name] = f"{label}nvidia-ml-py is not installed (pip install 'devutils[gpu]')"
+            hint = "pip install 'devutils-exact[gpu]'"
+            reasons[name] = f"{label}nvidia-ml-py is not installed ({hint})"
         except _NotFound as exc:
             reasons[name] = f"{label}{exc}"
         except OSError as exc:

@@ -65,3 +65,27 @@ def test_ci_runs_the_readmes_test_command() -> None:
     ]
     assert test_command.removeprefix(prefix) in ci.splitlines()
     assert "lint-imports" in test_command
+
+
+def test_the_distribution_is_published_under_its_own_name() -> None:
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert project["name"] == "devutils-exact"  # "devutils" on the index is another project
+    hints = []
+    for path in [*PACKAGE.rglob("*.py"), *(ROOT / "docs").glob("*.md"), ROOT / "README.md"]:
+        text = path.read_text(encoding="utf-8")
+        hints += [f"{path.name}: {hint}" for hint in ("'devutils[", '"devutils[') if hint in text]
+    assert hints == []  # every install hint names devutils-exact
+
+
+def test_the_license_and_what_the_sdist_needs_are_shipped() -> None:
+    import tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    license_text = (ROOT / "LICENSE").read_text(encoding="utf-8")
+    assert license_text.startswith("MIT License\n\nCopyright (c) ")
+    assert config["project"]["license"] == "MIT"
+    assert config["project"]["license-files"] == ["LICENSE"]
+    shipped = config["tool"]["hatch"]["build"]["targets"]["sdist"]["include"]
+    assert {"devutils", "tests", "docs", "bench", ".ci", "LICENSE", "conftest.py"} <= set(shipped)
