@@ -64,12 +64,25 @@ _ACL: Final = "system.posix_acl_access"
 
 
 class FileRefusedError(ValueError):
-    """A file was left untouched because it is binary, does not decode, or cannot be encoded."""
+    """A file was left untouched because it is binary, does not decode, or cannot be encoded.
 
-    def __init__(self, path: str, reason: str) -> None:
+    ``path`` is the file, ``reason`` the words after its name, and ``kind`` says which
+    refusal it is, for a caller that treats them differently: ``"binary"`` (a NUL
+    character), ``"undecodable"`` (not valid in the encoding), ``"respelled"`` (its bytes
+    would not be written back as they were), ``"unencodable"`` (the result cannot be
+    encoded), ``"not-regular"`` (a FIFO, a device) or ``"too-large"``.
+
+    Examples:
+        >>> error = FileRefusedError("a.bin", "looks binary (it has a NUL byte)", "binary")
+        >>> str(error), error.kind
+        ('a.bin: looks binary (it has a NUL byte)', 'binary')
+    """
+
+    def __init__(self, path: str, reason: str, kind: str) -> None:
         super().__init__(f"{path}: {reason}")
         self.path = path
         self.reason = reason
+        self.kind = kind
 
 
 class FileChangedError(OSError):
@@ -179,14 +192,14 @@ def transcode(  # noqa: PLR0913 - the streams, then keyword-only settings
         final = not raw
         text = decoder.decode(bytes(raw), final=final)
         if "\x00" in text:
-            raise FileRefusedError(name, "looks binary (it has a NUL byte)")
+            raise FileRefusedError(name, "looks binary (it has a NUL byte)", "binary")
         out = state.finish() if final else state.feed(text)
         if target is not None and (out or final):
             try:
                 data = encoder.encode(out, final=final)
             except UnicodeEncodeError as exc:
                 reason = f"the result cannot be encoded in {encoding} ({exc.reason})"
-                raise FileRefusedError(name, reason) from exc
+                raise FileRefusedError(name, reason, "unencodable") from exc
             write_all(target, data)
         if final:
             return state
@@ -236,10 +249,10 @@ class _StrictDecoder:
             text = self._decoder.decode(raw, final=final)
         except UnicodeDecodeError as exc:
             reason = f"not valid {self._encoding} (byte {start + exc.start})"
-            raise FileRefusedError(self._name, reason) from exc
+            raise FileRefusedError(self._name, reason, "undecodable") from exc
         except UnicodeError as exc:  # utf-16 and utf-32 without a byte order mark
             reason = f"not valid {self._encoding} ({exc})"
-            raise FileRefusedError(self._name, reason) from exc
+            raise FileRefusedError(self._name, reason, "undecodable") from exc
         self._offset += len(raw)
         read = pending + raw
         decoded = read[: len(read) - len(self._decoder.getstate()[0])]
@@ -248,7 +261,7 @@ class _StrictDecoder:
                 f"its {self._encoding} does not read back byte for byte (near byte {start}):"
                 f" a rewrite would change it outside the matches"
             )
-            raise FileRefusedError(self._name, reason)
+            raise FileRefusedError(self._name, reason, "respelled")
         return text
 
 
@@ -439,7 +452,7 @@ class AtomicRewrite:
             try:
                 info = os.fstat(source.fileno())
                 if not stat.S_ISREG(info.st_mode):
-                    raise FileRefusedError(self.name, "is not a regular file")
+                    raise FileRefusedError(self.name, "is not a regular file", "not-regular")
                 if not _lock(source) or _still_named(self.real, info):
                     return source  # (without a lock there is nothing to wait for)
             except BaseException:

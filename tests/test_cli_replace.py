@@ -1150,3 +1150,127 @@ def test_a_diff_applies_with_patch_whatever_a_line_holds(tmp_path: Path, inside:
     )
     assert patched.returncode == 0, patched.stdout
     assert path.read_bytes() == text.replace(b"colour", b"color")
+
+
+# -- what sed, sd and rg users expect --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["-i"],
+            "-i is sed's in place: devutils spells it --in-place[=SUFFIX] (and --ignore-case)",
+        ),
+        (
+            ["-i.bak"],
+            "-i is sed's in place: devutils spells it --in-place[=SUFFIX] (and --ignore-case)",
+        ),
+        (
+            ["--in-place", ".bak"],
+            "--in-place takes a suffix only as --in-place=.bak (a separate word is a FILE, "
+            "and .bak does not exist)",
+        ),
+        (["-j", "0"], "argument -j/--jobs: must be a whole number from 1 to 256, got '0'"),
+    ],
+)
+def test_a_sed_users_habit_gets_a_hint(
+    args: list[str], message: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli: Cli
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / "notes.txt", b"colour\n")
+    result = cli(["replace", *args, "--pair", "colour", "color", "notes.txt"])
+    assert (result.status, result.err) == (2, f"devutils replace: error: {message}\n")
+    assert (tmp_path / "notes.txt").read_bytes() == b"colour\n"
+
+
+def test_in_place_before_a_file_that_starts_with_a_dot_takes_it_as_a_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli: Cli
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / ".env", b"colour\n")
+    assert cli(["replace", "--in-place", ".env", "--pair", "colour", "color"]).status == 0
+    assert (tmp_path / ".env").read_bytes() == b"color\n"
+
+
+def test_an_undecodable_file_suggests_encoding(cli: Cli) -> None:
+    result = cli(["replace", "--pair", "a", "b"], b"caf\xe9\n")
+    assert result.err == (
+        "devutils replace: <stdin>: not valid utf-8 (byte 3) (another encoding? give --encoding)\n"
+    )
+
+
+@pytest.mark.parametrize("name", ["glossary.txt", "glossary", "glossary.tab"])
+def test_a_json_map_is_read_as_json_whatever_its_name(tmp_path: Path, name: str, cli: Cli) -> None:
+    table = write(tmp_path / name, b'{"colour": "color"}\n')
+    assert cli(["replace", "--map", str(table)], b"colour\n").text == "color\n"
+
+
+def test_a_tsv_map_whose_first_key_starts_with_a_brace_stays_a_tsv(
+    tmp_path: Path, cli: Cli
+) -> None:
+    table = write(tmp_path / "templates.txt", b"{name}\tAda\n{city}\tParis\n")
+    assert cli(["replace", "--map", str(table)], b"{name} of {city}\n").text == "Ada of Paris\n"
+    broken = write(tmp_path / "broken.txt", b"{name} Ada\n")
+    result = cli(["replace", "--map", str(broken)], b"")
+    assert result.status == 2
+    assert "(read as TSV: not named .json and not a JSON object)" in result.err
+
+
+@pytest.fixture
+def repository(tmp_path: Path) -> Path:
+    """A git work tree with an ignored build/ folder and *.log files, and a glossary."""
+    if shutil.which("git") is None:
+        pytest.skip("needs git to tell what a repository ignores")
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    for name in ("src/a.txt", "build/out.txt", "notes.log", "src/deep/b.txt"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        write(tmp_path / name, b"colour\n")
+    write(tmp_path / ".gitignore", b"build/\n*.log\n")
+    write(tmp_path / "glossary.tsv", b"colour\tcolor\n")
+    return tmp_path
+
+
+def test_recursive_leaves_out_what_git_ignores_as_rg_does(
+    repository: Path, monkeypatch: pytest.MonkeyPatch, cli: Cli
+) -> None:
+    monkeypatch.chdir(repository)
+    args = ["replace", "-r", "--dry-run", "--map", "glossary.tsv"]
+    assert cli([*args, "."]).text == "./src/a.txt: 1\n./src/deep/b.txt: 1\n"
+    assert cli([*args, "--no-ignore", "."]).text == (
+        "./notes.log: 1\n./build/out.txt: 1\n./src/a.txt: 1\n./src/deep/b.txt: 1\n"
+    )
+    assert cli([*args, "src"]).text == "src/a.txt: 1\nsrc/deep/b.txt: 1\n"
+    rg = shutil.which("rg")
+    if rg is not None:  # the same files as ripgrep lists
+        listed = subprocess.run([rg, "--files", "."], capture_output=True, text=True, check=True)
+        assert sorted(listed.stdout.split()) == [
+            "./glossary.tsv",
+            "./src/a.txt",
+            "./src/deep/b.txt",
+        ]
+
+
+def test_outside_a_repository_nothing_is_ignored(tmp_path: Path, cli: Cli) -> None:
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    write(tree / "notes.log", b"colour\n")
+    write(tree / ".gitignore", b"*.log\n")
+    result = cli(["replace", "-r", "--dry-run", "--pair", "colour", "color", str(tree)])
+    assert result.text == f"{tree}/notes.log: 1\n"
+
+
+def test_the_map_file_is_never_rewritten(
+    repository: Path, monkeypatch: pytest.MonkeyPatch, cli: Cli
+) -> None:
+    monkeypatch.chdir(repository)
+    walked = cli(["replace", "-r", "--in-place", "--count", "--map", "glossary.tsv", "."])
+    assert walked.status == 0
+    assert walked.err == "./src/a.txt: 1\n./src/deep/b.txt: 1\n"
+    assert (repository / "glossary.tsv").read_bytes() == b"colour\tcolor\n"
+    named = cli(["replace", "--in-place", "--map", "glossary.tsv", "glossary.tsv"])
+    assert (named.status, named.err) == (
+        2,
+        "devutils replace: error: glossary.tsv is the --map file: it is never rewritten\n",
+    )
+    assert (repository / "glossary.tsv").read_bytes() == b"colour\tcolor\n"

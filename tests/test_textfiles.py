@@ -590,3 +590,22 @@ def test_a_transform_is_not_a_text_encoding(encoding: str) -> None:
         transcode(
             Replacer({"a": "b"}), io.BytesIO(b"a.x\n"), io.BytesIO(), name="f", encoding=encoding
         )
+
+
+@pytest.mark.parametrize(
+    ("data", "encoding", "kind"),
+    [
+        (b"a\x00b", "utf-8", "binary"),
+        (b"caf\xe9", "utf-8", "undecodable"),
+        ("\ufeffcolour".encode("utf-16-be"), "utf-16", "respelled"),
+    ],
+)
+def test_a_refusal_says_its_kind(data: bytes, encoding: str, kind: str) -> None:
+    with pytest.raises(FileRefusedError) as caught:
+        transcode(Replacer({"a": "b"}), io.BytesIO(data), io.BytesIO(), name="f", encoding=encoding)
+    assert caught.value.kind == kind
+    assert caught.value.path == "f"
+    unencodable = Replacer({"a": "ß"})
+    with pytest.raises(FileRefusedError) as caught:
+        transcode(unencodable, io.BytesIO(b"a"), io.BytesIO(), name="f", encoding="ascii")
+    assert caught.value.kind == "unencodable"

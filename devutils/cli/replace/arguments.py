@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Sequence
 from typing import Any
 
 from devutils.cli.common import CliError, positive_int
@@ -105,12 +106,48 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         default="auto",
         help="a progress bar on stderr: auto (a terminal and long work), always or never",
     )
+    parser.add_argument(
+        "--no-ignore",
+        action="store_true",
+        help="with --recursive, also walk what .gitignore and git's other excludes ignore",
+    )
+    # What sed and sd users type, answered with what devutils spells instead.
+    parser.add_argument("-i", nargs="?", action=_Hint, help=argparse.SUPPRESS)
+    parser.add_argument("--in-place-then", action=_Hint, help=argparse.SUPPRESS)
     return parser
+
+
+_HINTS = {
+    "-i": "-i is sed's in place: devutils spells it --in-place[=SUFFIX] (and --ignore-case)",
+    "--in-place-then": (
+        "--in-place takes a suffix only as --in-place={value} (a separate word is a FILE, "
+        "and {value} does not exist)"
+    ),
+}
+
+
+class _Hint(argparse.Action):
+    """A flag of another tool: a usage error that says what to type instead."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: str | Sequence[Any] | None,
+        option_string: str | None = None,
+    ) -> None:
+        parser.error(_HINTS[str(option_string)].format(value=values))
 
 
 def _jobs(text: str) -> int:
     """An argparse type: 1 to `MAX_JOBS` worker processes."""
-    jobs = positive_int(text)
+    try:
+        jobs = int(text)
+    except ValueError:
+        jobs = 0
+    if jobs < 1:
+        msg = f"must be a whole number from 1 to {MAX_JOBS}, got {text!r}"
+        raise argparse.ArgumentTypeError(msg)
     if jobs > MAX_JOBS:
         msg = f"must be at most {MAX_JOBS}, got {text!r}"
         raise argparse.ArgumentTypeError(msg)
@@ -140,9 +177,16 @@ def prepare_argv(argv: list[str]) -> list[str]:
             out += [f"--pair-from=:{argv[index + 1]}", f"--pair-to=:{argv[index + 2]}"]
             index += 3
             continue
+        if arg == "--in-place" and index + 1 < len(argv) and _looks_like_a_suffix(argv[index + 1]):
+            out.append(f"--in-place-then={argv[index + 1]}")  # `sed -i .bak`: a usage error
         out.append("--in-place=" if arg == "--in-place" else arg)
         index += 1
     return out
+
+
+def _looks_like_a_suffix(word: str) -> bool:
+    """``.bak`` or ``~`` after a bare ``--in-place``, where no such file exists."""
+    return word.startswith((".", "~")) and os.sep not in word and not os.path.lexists(word)
 
 
 def _chunk_size(text: str) -> int:

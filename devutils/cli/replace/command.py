@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from collections.abc import Iterator
@@ -29,7 +30,11 @@ def run(args: argparse.Namespace) -> int:
     if STDIN in names and sys.stdin is None:
         msg = "stdin is closed: give FILEs to read, or open stdin"
         raise CliError(msg, status=1)
-    tasks = list(expand(names, recursive=args.recursive, hidden=args.hidden))
+    tasks = list(
+        expand(names, recursive=args.recursive, hidden=args.hidden, ignore=not args.no_ignore)
+    )
+    if args.map_file not in (None, STDIN):
+        tasks = _without_the_map(tasks, args.map_file, job.mode)
     if job.mode in ("in-place", "dry-run"):
         # A file named twice (or through a symlink too) is rewritten once, not twice:
         # a swap applied twice would silently undo itself.
@@ -59,6 +64,26 @@ def run(args: argparse.Namespace) -> int:
         for name, count in counts:
             print(f"{name}: {count}", file=sys.stderr)
     return 1 if failed else 0
+
+
+def _without_the_map(tasks: list[Task], map_file: str, mode: str) -> list[Task]:
+    """*tasks* less the ``--map`` file: a walk leaves it out, and naming it for
+    ``--in-place`` is an error (the glossary would rewrite itself)."""
+    try:
+        glossary = os.stat(map_file)
+    except OSError:
+        return tasks
+    kept = []
+    for task in tasks:
+        with contextlib.suppress(OSError):
+            if os.path.samestat(os.stat(task.path), glossary):
+                if not task.explicit:
+                    continue
+                if mode == "in-place":
+                    msg = f"{shown(task.path)} is the --map file: it is never rewritten"
+                    raise CliError(msg)
+        kept.append(task)
+    return kept
 
 
 def _report(

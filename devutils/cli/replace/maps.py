@@ -1,5 +1,9 @@
 """Reading ``--map FILE``: a JSON object, or a TSV file of ``FROM<TAB>TO`` lines.
 
+A file named ``.json`` is read as JSON; any other is JSON when it is a JSON object, and
+TSV otherwise (so a glossary named ``.txt`` works either way, and a TSV whose first key
+starts with ``{`` stays a TSV).
+
 Both kinds follow one rule: a key given twice with the same value is fine, with two
 different values it is an error naming both. A TSV file's lines end at ``\\n`` (a ``\\r``
 before it is dropped, for files from Windows); nothing else ends a line, so a value may
@@ -35,10 +39,19 @@ def load_map(path: str) -> dict[str, str]:
     except UnicodeDecodeError as exc:
         msg = f"--map {path!r} is not valid UTF-8 (byte {exc.start})"
         raise CliError(msg) from exc
-    suffix = Path(path).suffix.lower()
-    if suffix == ".json" or (suffix not in {".tsv", ".tab", ".txt"} and text.lstrip()[:1] == "{"):
+    if Path(path).suffix.lower() == ".json" or _is_json_object(text):
         return _load_json(path, text)
     return _load_tsv(path, text)
+
+
+def _is_json_object(text: str) -> bool:
+    """Whether *text* is a JSON object (a TSV's first key may start with ``{`` too)."""
+    if text.lstrip()[:1] != "{":
+        return False
+    try:
+        return isinstance(json.loads(text), dict)
+    except json.JSONDecodeError:
+        return False
 
 
 def _load_json(path: str, text: str) -> dict[str, str]:
@@ -82,7 +95,8 @@ def _load_tsv(path: str, text: str) -> dict[str, str]:
         if len(fields) != 2:  # noqa: PLR2004 - FROM and TO
             msg = (
                 f"--map {path!r} line {number}: expected 2 tab-separated columns, "
-                f"got {len(fields)}: {line[:60]!r}"
+                f"got {len(fields)}: {line[:60]!r} (read as TSV: not named .json and not "
+                f"a JSON object)"
             )
             raise CliError(msg)
         key, value = fields

@@ -90,8 +90,11 @@ def make_job(replacer: Replacer, args: argparse.Namespace) -> Job:
     return Job(replacer, mode, args.in_place or None, encoding, args.chunk_size)
 
 
-def expand(names: list[str], *, recursive: bool, hidden: bool) -> Iterator[Task]:
-    """The tasks for the command line's names, folders walked with *recursive*."""
+def expand(
+    names: list[str], *, recursive: bool, hidden: bool, ignore: bool = True
+) -> Iterator[Task]:
+    """The tasks for the command line's names, folders walked with *recursive* (with
+    *ignore*, leaving out what git ignores there)."""
     for name in names:
         if name == STDIN:
             yield Task(STDIN, True, 0)
@@ -99,27 +102,69 @@ def expand(names: list[str], *, recursive: bool, hidden: bool) -> Iterator[Task]
             if not recursive:
                 msg = f"{name} is a directory (use --recursive to walk it)"
                 raise CliError(msg)
-            yield from _walk(name, hidden=hidden)
+            kept = _not_ignored(name) if ignore else None
+            yield from _walk(name, hidden=hidden, kept=kept)
         else:
             yield Task(name, True, _size(name))
 
 
-def _walk(top: str, *, hidden: bool) -> Iterator[Task]:
-    """The regular files under *top*, sorted; as ``rg`` does, symlinks are not followed
-    (neither to files nor to folders), and a folder that cannot be read is a task whose
-    error says so."""
+def _not_ignored(top: str) -> set[str] | None:
+    """The files under *top* that git does not ignore (tracked, or untracked and not
+    matched by .gitignore, .git/info/exclude or the global excludes), as paths under
+    *top*; None where *top* is not in a git work tree or git is not installed."""
+    import subprocess
+
+    try:
+        listed = subprocess.run(
+            ["git", "-C", top, "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            capture_output=True,
+            check=False,
+        )
+    except OSError:  # no git
+        return None
+    if listed.returncode != 0:  # not a work tree
+        return None
+    return {
+        os.path.normpath(os.path.join(top, os.fsdecode(name)))
+        for name in listed.stdout.split(b"\0")
+        if name
+    }
+
+
+def _walk(top: str, *, hidden: bool, kept: set[str] | None) -> Iterator[Task]:
+    """The regular files under *top*, sorted (only those in *kept*, unless None); as
+    ``rg`` does, symlinks are not followed (neither to files nor to folders), and a
+    folder that cannot be read is a task whose error says so."""
+    folders = None if kept is None else _folders_of(kept)
     unreadable: list[OSError] = []
     for directory, subdirs, files in os.walk(top, onerror=unreadable.append):
         yield from _unreadable(unreadable)
         subdirs[:] = sorted(d for d in subdirs if hidden or not d.startswith("."))
         subdirs[:] = [d for d in subdirs if d != ".git"]  # never walk into .git
+        if folders is not None:  # a folder git ignores is not walked at all
+            subdirs[:] = [
+                d for d in subdirs if os.path.normpath(os.path.join(directory, d)) in folders
+            ]
         for file in sorted(files):
             if hidden or not file.startswith("."):
                 path = os.path.join(directory, file)
+                if kept is not None and os.path.normpath(path) not in kept:
+                    continue
                 # skips symlinks, sockets, FIFOs and devices
                 if not os.path.islink(path) and os.path.isfile(path):
                     yield Task(path, False, _size(path))
     yield from _unreadable(unreadable)  # the last folders walked, or *top* itself
+
+
+def _folders_of(paths: set[str]) -> set[str]:
+    """Every folder that holds one of *paths*, however deep."""
+    folders: set[str] = set()
+    for path in paths:
+        folder = os.path.dirname(path)
+        while folder and folder not in folders:
+            folders.add(folder)
+            folder = os.path.dirname(folder)
+    return folders
 
 
 def _unreadable(errors: list[OSError]) -> Iterator[Task]:

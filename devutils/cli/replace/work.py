@@ -23,7 +23,6 @@ from devutils.textfiles import (
 
 DIFF_LIMIT = 32 << 20
 """The largest file ``--diff`` takes, in bytes (a diff holds both texts in memory)."""
-_BINARY = "looks binary"
 
 
 @dataclass
@@ -110,10 +109,11 @@ def process(
     except Stopped:
         return Outcome(task.path, skipped=True)
     except FileRefusedError as exc:
-        if not task.explicit and exc.reason.startswith(_BINARY):
+        if not task.explicit and exc.kind == "binary":
             return Outcome(task.path, skipped=True)
+        hint = " (another encoding? give --encoding)" if exc.kind == "undecodable" else ""
         left = "; left unchanged" if job.mode == "in-place" else ""
-        return Outcome(task.path, error=f"{shown(task.path)}: {exc.reason}{left}")
+        return Outcome(task.path, error=f"{shown(task.path)}: {exc.reason}{hint}{left}")
     except FileChangedError:
         message = "changed by another process during the rewrite; left as it is"
         return Outcome(task.path, error=f"{shown(task.path)}: {message}")
@@ -165,7 +165,7 @@ def _open_regular(path: str) -> IO[bytes]:
     handle = os.fdopen(descriptor, "rb")
     if not stat.S_ISREG(os.fstat(descriptor).st_mode):
         handle.close()
-        raise FileRefusedError(path, "is not a regular file")
+        raise FileRefusedError(path, "is not a regular file", "not-regular")
     os.set_blocking(descriptor, True)
     return handle
 
@@ -204,7 +204,7 @@ def _stdin(job: Job, source: _Reader) -> Outcome:
     if job.mode == "diff":
         data = stdin.read(DIFF_LIMIT + 1)
         if len(data) > DIFF_LIMIT:
-            raise FileRefusedError(STDIN, _too_large(len(data)))
+            raise FileRefusedError(STDIN, _too_large(len(data)), "too-large")
         diff, count = _unified(job, data, STDIN)
         return Outcome(STDIN, count, diff=diff)
     state = transcode(
@@ -285,7 +285,7 @@ def _diff(job: Job, path: str) -> Outcome:
     with _open_regular(path) as handle:
         data = handle.read(DIFF_LIMIT + 1)
     if len(data) > DIFF_LIMIT:
-        raise FileRefusedError(path, _too_large(len(data)))
+        raise FileRefusedError(path, _too_large(len(data)), "too-large")
     diff, count = _unified(job, data, path)
     return Outcome(path, count, diff=diff)
 
@@ -303,9 +303,9 @@ def _unified(job: Job, data: bytes, path: str) -> tuple[str, int]:
         before = data.decode(job.encoding)
     except UnicodeDecodeError as exc:
         reason = f"not valid {job.encoding} (byte {exc.start})"
-        raise FileRefusedError(path, reason) from exc
+        raise FileRefusedError(path, reason, "undecodable") from exc
     if "\x00" in before:
-        raise FileRefusedError(path, "looks binary (it has a NUL byte)")
+        raise FileRefusedError(path, "looks binary (it has a NUL byte)", "binary")
     after, count = job.replacer.replace_count(before)
     lines = difflib.unified_diff(
         _lines(before),
