@@ -140,3 +140,27 @@ def test_an_error_names_the_subcommand(args: list[str], message: str, cli: Cli) 
     result = cli(args)
     assert result.status == 2
     assert result.err.startswith(message)
+
+
+def _flags(help_text: str) -> set[str]:
+    """The option strings a parser's ``--help`` lists (its usage line aside)."""
+    import re
+
+    options = help_text.split("options:", 1)[1]
+    return set(re.findall(r"(?<![\w`-])(--?[A-Za-z][\w-]*)", options)) - {"-h", "--help"}
+
+
+@pytest.mark.parametrize("command", ["replace", "months", "batch", "stat", "gpu", "which-dstat"])
+def test_docs_cli_md_documents_every_flag_of_every_subcommand(
+    command: str, monkeypatch: pytest.MonkeyPatch, cli: Cli
+) -> None:
+    import re
+    from pathlib import Path
+
+    page = (Path(__file__).parent.parent / "docs" / "cli.md").read_text(encoding="utf-8")
+    monkeypatch.setenv("COLUMNS", "1000")  # one line a flag: no flag cut by a wrap
+    flags = _flags(cli([command, "--help"]).text)
+    assert flags  # the help was read
+    missing = sorted(f for f in flags if not re.search(f"`{re.escape(f)}[`\\s=\\[]", page))
+    assert missing == []
+    assert f"### `devutils {command}" in page or command == "replace"
