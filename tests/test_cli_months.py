@@ -19,6 +19,10 @@ if TYPE_CHECKING:
         (["2023-11-20", "2024-02-01", "--list"], "2023-11\n2023-12\n2024-01\n2024-02\n"),
         (["2024-01-15T10:00-05:00", "2024-01-31T20:00-05:00"], "1\n"),
         (["2024-01-31T10:00", "2024-02-29T09:00", "--elapsed"], "0\n"),
+        (["2024-01", "2024-03"], "3\n"),  # a month is its first day
+        (["2023-11", "2024-02", "--list"], "2023-11\n2023-12\n2024-01\n2024-02\n"),
+        (["2024-01", "2024-03", "--elapsed"], "2\n"),
+        (["2024-01", "2024-03-31"], "3\n"),
     ],
 )
 def test_months(args: list[str], expected: str, cli: Cli) -> None:
@@ -31,6 +35,8 @@ def test_months(args: list[str], expected: str, cli: Cli) -> None:
     [
         (["2024-02-30", "2024-03-01"], "START is not an ISO 8601 date or datetime: '2024-02-30'"),
         (["2024-01-01", "soon"], "END is not an ISO 8601"),
+        (["2024-13", "2025-01"], "START is not an ISO 8601 date or datetime: '2024-13'"),
+        (["2024-00", "2025-01"], "START is not an ISO 8601 date or datetime: '2024-00'"),
         (
             ["2024-03-01", "2024-01-01"],
             "END is before START, got START '2024-03-01', END '2024-01-01'",

@@ -15,12 +15,13 @@ def register(subparsers: Any) -> None:
         help="count the calendar months a date range touches",
         description=(
             "Print how many calendar months the closed range START..END touches "
-            "(2024-01-15 2024-03-05 -> 3). Dates are ISO 8601: YYYY-MM-DD, or a "
-            "datetime such as 2024-01-15T10:00 or 2024-01-15T10:00+01:00."
+            "(2024-01-15 2024-03-05 -> 3). Dates are ISO 8601: YYYY-MM-DD, a month "
+            "YYYY-MM (its first day), or a datetime such as 2024-01-15T10:00 or "
+            "2024-01-15T10:00+01:00."
         ),
     )
-    parser.add_argument("start", metavar="START", help="first day (ISO 8601)")
-    parser.add_argument("end", metavar="END", help="last day (ISO 8601)")
+    parser.add_argument("start", metavar="START", help="first day, or month (ISO 8601)")
+    parser.add_argument("end", metavar="END", help="last day, or month (ISO 8601)")
     group = parser.add_mutually_exclusive_group()
     group.add_argument("--list", action="store_true", help="print each month as YYYY-MM instead")
     group.add_argument(
@@ -32,8 +33,15 @@ def register(subparsers: Any) -> None:
 
 
 def parse_iso(name: str, text: str) -> date:
-    """Parse an ISO 8601 date or datetime, explicitly."""
+    """Parse an ISO 8601 date, month (``YYYY-MM``: its first day) or datetime.
+
+    Examples:
+        >>> parse_iso("START", "2024-02"), parse_iso("END", "2024-02-29")
+        (datetime.date(2024, 2, 1), datetime.date(2024, 2, 29))
+    """
     try:
+        if len(text) == len("YYYY-MM") and text[4:5] == "-" and text.replace("-", "").isdigit():
+            return date(int(text[:4]), int(text[5:]), 1)
         if len(text) <= len("YYYY-MM-DD") and "T" not in text and " " not in text:
             return date.fromisoformat(text)
         return datetime.fromisoformat(text)
