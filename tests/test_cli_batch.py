@@ -188,3 +188,33 @@ def test_library_errors_name_the_flags_never_a_python_argument(
     assert result.status == 2
     assert result.err == f"devutils batch: error: {message}\n"
     assert re.search(r"[a-z]_[a-z]|rounding=", result.err) is None  # no n_samples, drop_last=
+
+
+def test_framework_snippets_carry_the_schedule_in_their_own_keys(cli: Cli) -> None:
+    import json
+
+    args = ["batch", "--target", "64", "--max-per-device", "8", "--samples", "10000"]
+    schedule = [*args, "--epochs", "3", "--warmup", "0.1"]
+    hf = json.loads(cli([*schedule, "--format", "hf"]).text)
+    # 10000 samples / 8 per device = 1250 micro-batches, / 8 accumulation = 157 steps an
+    # epoch (the Trainer rounds up), x 3 = 471; warmup ceil(0.1 x 471) = 48
+    assert hf == {
+        "per_device_train_batch_size": 8,
+        "gradient_accumulation_steps": 8,
+        "max_steps": 471,
+        "warmup_steps": 48,
+        "dataloader_drop_last": False,
+    }
+    deepspeed = json.loads(cli([*schedule, "--format", "deepspeed"]).text)
+    assert deepspeed["scheduler"] == {
+        "type": "WarmupDecayLR",
+        "params": {"warmup_num_steps": 48, "total_num_steps": 471},
+    }
+    assert deepspeed["train_batch_size"] == 64
+    lightning = json.loads(cli([*schedule, "--drop-last", "--format", "lightning"]).text)
+    assert lightning["trainer"]["max_steps"] == 471  # 1250 micro-batches: none partial
+    assert lightning["dataloader"] == {"batch_size": 8, "drop_last": True}
+    plain = json.loads(
+        cli(["batch", "--target", "64", "--max-per-device", "8", "--format", "hf"]).text
+    )
+    assert plain == {"per_device_train_batch_size": 8, "gradient_accumulation_steps": 8}

@@ -159,10 +159,38 @@ def _schedule(args: argparse.Namespace, plan: BatchPlan) -> TrainingSchedule | N
     )
 
 
+def _snippet(
+    framework: str, plan: BatchPlan, schedule: TrainingSchedule | None, *, drop_last: bool
+) -> dict[str, Any]:
+    """The framework's config for the plan and, with ``--samples``, its schedule, in the
+    framework's own keys: the Trainer's ``max_steps`` and ``warmup_steps``, DeepSpeed's
+    ``WarmupDecayLR`` scheduler, Lightning's ``max_steps``."""
+    if framework == "hf":
+        config: dict[str, Any] = dict(plan.to_hf())
+        if schedule is not None:
+            config["max_steps"] = schedule.total_steps
+            config["warmup_steps"] = schedule.warmup_steps
+            config["dataloader_drop_last"] = drop_last
+        return config
+    if framework == "deepspeed":
+        config = dict(plan.to_deepspeed())
+        if schedule is not None:
+            steps = {
+                "warmup_num_steps": schedule.warmup_steps,
+                "total_num_steps": schedule.total_steps,
+            }
+            config["scheduler"] = {"type": "WarmupDecayLR", "params": steps}
+        return config
+    config = {part: dict(keys) for part, keys in plan.to_lightning().items()}
+    if schedule is not None:
+        config["trainer"]["max_steps"] = schedule.total_steps
+        config["dataloader"]["drop_last"] = drop_last
+    return config
+
+
 def _print(args: argparse.Namespace, plan: BatchPlan, schedule: TrainingSchedule | None) -> None:
-    snippets = {"hf": plan.to_hf, "deepspeed": plan.to_deepspeed, "lightning": plan.to_lightning}
-    if args.format in snippets:
-        print(json.dumps(snippets[args.format](), indent=2))
+    if args.format in ("hf", "deepspeed", "lightning"):
+        print(json.dumps(_snippet(args.format, plan, schedule, drop_last=args.drop_last), indent=2))
         return
     if args.format == "json":
         data: dict[str, Any] = {
