@@ -356,8 +356,8 @@ def plan_batch(
     if below_share is not None:
         below = below_share * devices
     above = None
-    if above_share is not None:
-        above = _check_result("the target above", above_share * devices)
+    if above_share is not None and above_share * devices <= MAX_INT:  # past it: none above
+        above = above_share * devices
     sizes = f"with {low}..{high} per device on {devices} device(s)"
     if rounding == "exact":
         raise _no_exact_split(target, sizes, below=below, above=above)

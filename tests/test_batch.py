@@ -680,3 +680,15 @@ def test_scale_lr_follows_its_rule(lr: float, base: int, new: int, rule: str) ->
     expected = lr * new / base if rule == "linear" else lr * math.sqrt(new / base)
     assert scaled == pytest.approx(expected, rel=1e-12)
     assert scale_lr(lr, base, base, rule=rule) == pytest.approx(lr)  # type: ignore[arg-type]
+
+
+def test_a_target_near_the_int64_limit_rounds_down_though_none_is_above() -> None:
+    from devutils.batch import MAX_INT
+
+    plan = plan_batch(MAX_INT, 10, min_per_device=8, rounding="down")
+    assert plan.effective < MAX_INT
+    assert plan.effective == max(
+        k * per for per in range(8, 11) for k in [MAX_INT // per] if k * per <= MAX_INT
+    )
+    with pytest.raises(BatchError, match="no achievable target up"):
+        plan_batch(MAX_INT, 10, min_per_device=8, rounding="up")
