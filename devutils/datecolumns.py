@@ -8,23 +8,28 @@ module itself (their objects bring them).
 
 * A column holds dates or datetimes: numpy ``datetime64`` in units D, h, m, s, ms, us or ns
   (naive); pandas naive or in one time zone; polars ``Date`` or ``Datetime`` (naive or in
-  one zone). A date or naive datetime on one side is used for every row of the other.
+  one zone). A single value on one side (a date, datetime, ``Timestamp`` or numpy
+  ``datetime64``, naive or aware as the column is) is used for every row of the other.
 * Missing values (NaT, null) give missing results: NaT for dates, and for counts NaN
   (numpy, pandas: then the result is float64, as pandas' own ``Series.dt.month`` does)
-  or null (polars, whose integers have nulls).
+  or null (polars, whose integers have nulls). A single NaT (``pandas.NaT``,
+  ``numpy.datetime64("NaT")``) is missing in every row.
 * A result has the type of the first column given: a numpy array, a pandas Series with
-  the same index (a DatetimeIndex gives an Index), a polars Series.
+  the same index (a DatetimeIndex gives an Index), a polars Series; an aware single
+  value moved by a numpy column of n gives an object array of ``Timestamp``s.
 * Errors name the first offending position (0-based, whatever a pandas index says):
   a reversed pair and a value outside years 1..9999 are ValueErrors, a result of
   `add_months` outside them an OverflowError (`devutils.dates` raises its
-  ``DateRangeError``), other types and mixed naive and aware columns TypeErrors.
+  ``DateRangeError``), other types (a DataFrame, a list, a str beside a column) and mixed
+  naive and aware columns TypeErrors naming the argument; a time zone that fails is a
+  ValueError (TypeError for a wrong type) naming the argument whose zone it is.
 """
 
 from __future__ import annotations
 
 import functools
-from datetime import date, datetime
-from typing import Any
+from datetime import date, datetime, timedelta, timezone
+from typing import Any, NoReturn
 
 __all__ = [
     "add_months",
@@ -50,6 +55,8 @@ _DAY_ONE, _DAY_10000 = -719_162, 2_932_897
 """0001-01-01 and 10000-01-01 as days since 1970-01-01."""
 _FIRST_MONTH = (_FIRST_YEAR - 1 - _EPOCH_YEAR) * _MONTHS
 """January of year 0 as months since 1970-01: the first month of `_calendar`'s starts."""
+_NS_LOW, _NS_HIGH = -(2**63) + 1, 2**63 - 1
+"""The instants (ns since the epoch) a zoned column holds: datetime64[ns] without NaT."""
 
 
 def is_column(value: object) -> bool:
@@ -76,25 +83,32 @@ def is_column(value: object) -> bool:
 class _Column:
     """One input as numpy arrays: its wall clock (``datetime64``, NaT where missing), its
     instants (ns since the epoch, UTC; aware only), its zone, and how to give a result
-    back in the input's own kind."""
+    back in the input's own kind. A single value (a date, datetime, ``Timestamp``, numpy
+    ``datetime64`` or NaT) stands *beside* a column, once for each of its rows, and gives
+    results in that column's kind."""
 
-    def __init__(self, name: str, value: Any, length: int | None = None) -> None:
+    def __init__(self, name: str, value: Any, beside: Any = None) -> None:
         import numpy as np
 
         self.name = name
-        self.kind = "numpy"
+        self.kind = _kind(value)
         self.tz: Any = None
         self.instants: Any = None
+        self.fold: Any = None  # a single aware value's own fold (a column's instants tell)
+        self.single = False
+        self.blank = False  # a single NaT: missing in every row, beside naive or aware
         self.original: Any = value
-        module = type(value).__module__.split(".")[0]
-        if module == "pandas":
-            self._from_pandas(value)
-        elif module == "polars":
-            self._from_polars(value)
-        elif module == "numpy":
-            self.wall = np.asarray(value)
-        elif isinstance(value, date) and length is not None:  # one value for every row
-            self._from_scalar(value, length)
+        if is_column(value):
+            if self.kind.startswith("pandas"):
+                self._from_pandas(value)
+            elif self.kind == "polars":
+                self._from_polars(value)
+            else:
+                self.wall = np.asarray(value)
+        elif beside is not None and isinstance(value, date | np.datetime64):
+            self.single = True
+            self.kind, self.original = _kind(beside), beside
+            self._from_single(value, len(beside))
         else:
             msg = f"{name} must be a date, a datetime or a column of them, got "
             raise TypeError(msg + f"{type(value).__name__} {value!r:.80}")
@@ -103,7 +117,6 @@ class _Column:
     def _from_pandas(self, value: Any) -> None:
         import pandas as pd
 
-        self.kind = "pandas-series" if isinstance(value, pd.Series) else "pandas-index"
         index = pd.DatetimeIndex(value) if _is_datetime_pandas(value) else None
         if index is None:
             msg = f"{self.name} must hold datetimes, got a pandas column of {value.dtype}"
@@ -117,7 +130,6 @@ class _Column:
     def _from_polars(self, value: Any) -> None:
         import polars as pl
 
-        self.kind = "polars"
         dtype = value.dtype
         if dtype == pl.Date:
             self.wall = value.to_numpy()
@@ -132,19 +144,34 @@ class _Column:
             value = value.dt.replace_time_zone(None)
         self.wall = value.to_numpy()
 
-    def _from_scalar(self, value: date, length: int) -> None:
+    def _from_single(self, value: Any, length: int) -> None:
         import numpy as np
 
-        if isinstance(value, datetime) and value.utcoffset() is not None:
-            import pandas as pd  # an aware value next to a zoned pandas column
-
-            self._from_pandas(pd.DatetimeIndex([pd.Timestamp(value)] * length))
-            self.kind = "numpy"
+        if isinstance(value, np.datetime64):
+            unit = np.datetime_data(value.dtype)[0]
+            if not np.isnat(value) and unit not in _UNITS:
+                msg = f"{self.name} must be a datetime64 in units {', '.join(_UNITS)}, got "
+                raise TypeError(msg + f"{value.dtype} {value!r}")
+            self.blank = bool(np.isnat(value))
+            self.wall = np.full(length, value if unit in _UNITS else np.datetime64("NaT", "ns"))
             return
+        if value != value:  # noqa: PLR0124 - pandas.NaT is a datetime that equals nothing
+            self.blank = True
+            self.wall = np.full(length, np.datetime64("NaT", "ns"))
+            return
+        offset = _utcoffset(self.name, value)
         naive: Any = value.replace(tzinfo=None) if isinstance(value, datetime) else value
         # a pandas Timestamp to the nanosecond; a datetime to the microsecond; a date a day
         stamp = naive.to_datetime64() if hasattr(naive, "to_datetime64") else np.datetime64(naive)
         self.wall = np.full(length, stamp)
+        if offset is not None:  # its instant, as a zoned column's: ns since the epoch, UTC
+            wall_ns = int(stamp.astype(np.int64)) * _NS_PER[_unit(self.wall)]
+            instant = wall_ns - offset // timedelta(microseconds=1) * 1000
+            if not _NS_LOW <= instant <= _NS_HIGH:
+                msg = f"{self.name} is outside what a zoned column holds (datetime64[ns]): "
+                raise ValueError(msg + repr(value))
+            self.tz, self.fold = value.tzinfo, value.fold
+            self.instants = np.full(length, instant, dtype=np.int64)
 
     def _check_dtype(self) -> None:
         import numpy as np
@@ -164,7 +191,8 @@ class _Column:
         if len(self.days) and (self.days.min() < _DAY_ONE or self.days.max() >= _DAY_10000):
             outside = (self.days < _DAY_ONE) | (self.days >= _DAY_10000)
             where = int(np.argmax(outside))
-            msg = f"{self.name} is outside years 1..9999 at position {where}: "
+            at = "" if self.single else f" at position {where}"
+            msg = f"{self.name} is outside years 1..9999{at}: "
             raise ValueError(msg + str(self.wall[where]))
 
     def split(self) -> None:
@@ -217,6 +245,15 @@ class _Column:
         return result
 
 
+def _kind(value: Any) -> str:
+    """What a result for *value* is given as: "pandas-series", "pandas-index", "polars" or
+    "numpy" (anything else, a single value on its own included)."""
+    module = type(value).__module__.split(".")[0]
+    if module == "pandas":
+        return "pandas-series" if type(value).__name__ == "Series" else "pandas-index"
+    return "polars" if module == "polars" else "numpy"
+
+
 def _unit(wall: Any) -> Any:
     """The unit of a datetime64 array ("D", "s", ..., "ns")."""
     import numpy as np
@@ -231,27 +268,56 @@ def _is_datetime_pandas(value: Any) -> bool:
 
 
 def _pair(start: Any, end: Any) -> tuple[_Column, _Column]:
-    first = start if is_column(start) else end
-    length = len(first)
-    s, e = _Column("start", start, length), _Column("end", end, length)
+    if not (is_column(start) or is_column(end)):
+        msg = f"start or end must be a column, got {type(start).__name__} and {type(end).__name__}"
+        raise TypeError(msg)
+    s, e = _Column("start", start, beside=end), _Column("end", end, beside=start)
     if len(s.wall) != len(e.wall):
         msg = f"start and end must have the same length, got {len(s.wall)} and {len(e.wall)}"
         raise ValueError(msg)
+    for blank, other in ((s, e), (e, s)):  # a single NaT is missing beside any column
+        if blank.blank and other.tz is not None:
+            blank.tz, blank.instants = other.tz, other.instants * 0
     if (s.tz is None) != (e.tz is None):
         kinds = ["aware" if c.tz is not None else "naive" for c in (s, e)]
         msg = f"cannot mix {kinds[0]} and {kinds[1]} values: start is {kinds[0]}, end is {kinds[1]}"
         raise TypeError(msg)
     if s.tz is not None and str(s.tz) != str(e.tz):  # the end on the start's wall clock
-        e.wall = _wall_in(e.instants, s.tz, e.wall.dtype)
+        e.wall = _wall_in(e.instants, s.tz, e.wall.dtype, "start")
         e.split()
     return s, e
 
 
-def _wall_in(instants: Any, tz: Any, dtype: Any) -> Any:
+def _zone_failed(name: str, tz: Any, exc: Exception) -> NoReturn:
+    """Raise a TypeError (a tzinfo answered with a wrong type) or a ValueError (any other
+    failure of the zone) that names the argument whose zone it is."""
+    msg = f"{name}'s time zone {tz!r} failed: {exc}"
+    if isinstance(exc, TypeError):
+        raise TypeError(msg) from exc
+    raise ValueError(msg) from exc
+
+
+def _utcoffset(name: str, value: date) -> timedelta | None:
+    """*value*'s UTC offset (None: a date, or naive); a tzinfo that raises, or answers what
+    Python refuses, is an error naming *name*."""
+    if not isinstance(value, datetime) or value.tzinfo is None:
+        return None
+    try:
+        return value.utcoffset()
+    except Exception as exc:  # whatever the tzinfo raised, the caller sees the argument
+        _zone_failed(name, value.tzinfo, exc)
+
+
+def _wall_in(instants: Any, tz: Any, dtype: Any, name: str) -> Any:
+    """The wall clocks of *instants* (ns, UTC) in *tz*, the zone of argument *name*."""
     import pandas as pd
 
-    index = pd.DatetimeIndex(pd.to_datetime(instants, unit="ns", utc=True)).tz_convert(tz)
-    return index.tz_localize(None).to_numpy().astype(dtype)
+    try:
+        index = pd.DatetimeIndex(pd.to_datetime(instants, unit="ns", utc=True)).tz_convert(tz)
+        wall = index.tz_localize(None).to_numpy()
+    except Exception as exc:  # a tzinfo pandas cannot use, or one that misbehaves
+        _zone_failed(name, tz, exc)
+    return wall.astype(dtype)
 
 
 def _order(s: _Column, e: _Column) -> Any:
@@ -306,7 +372,8 @@ def _as_wall(days: Any, since_midnight: Any, unit: str, missing: Any) -> Any:
 
 
 def _name(start: Any, end: Any) -> Any:
-    names = {getattr(start, "name", None), getattr(end, "name", None)}
+    """The name both columns share (None if they differ); a single value has none."""
+    names = {getattr(value, "name", None) for value in (start, end) if is_column(value)}
     return names.pop() if len(names) == 1 else None
 
 
@@ -359,16 +426,63 @@ def months_between(start: Any, end: Any) -> Any:
     import numpy as np
 
     s, e = _pair(start, end)
-    forward = _order(s, e) >= 0
-    s_time, e_time = s.since_midnight, e.since_midnight
-    wall_forward = (e.days > s.days) | ((e.days == s.days) & (e_time >= s_time))
-    months = e.months - s.months
-    day = np.minimum(s.day, _days_in_month(e.months))
-    later = (day > e.day) | ((day == e.day) & (s_time > e_time))
-    earlier = (day < e.day) | ((day == e.day) & (s_time < e_time))
-    months = np.where(forward, months - later, months + earlier)
-    months = np.where(forward != wall_forward, 0, months)  # a DST shift set the clock back
+    if s.tz is not None:
+        months = _elapsed_zoned(s, e)
+    else:  # naive: the wall clocks are the instants
+        forward = _order(s, e) >= 0
+        s_time, e_time = s.since_midnight, e.since_midnight
+        day = np.minimum(s.day, _days_in_month(e.months))
+        later = (day > e.day) | ((day == e.day) & (s_time > e_time))
+        earlier = (day < e.day) | ((day == e.day) & (s_time < e_time))
+        months = e.months - s.months
+        months = np.where(forward, months - later, months + earlier)
     return s.give(_counts(months, s.missing | e.missing), like=_name(start, end))
+
+
+def _elapsed_zoned(s: _Column, e: _Column) -> Any:
+    """`devutils.dates`' rule for aware values, row by row: from the months between the
+    wall clocks, step back while ``add_months(start, n)`` is past the end, then on while
+    ``add_months(start, n + 1)`` is not (instants; "past" is "before" where the end is
+    before the start)."""
+    import numpy as np
+
+    missing = s.missing | e.missing
+    step = np.where(_order(s, e) >= 0, 1, -1)
+    months = e.months - s.months
+    months = np.where(months * step < 0, 0, months)  # the wall clock set back (DST)
+
+    def passed(k: Any) -> Any:  # add_months(start, k) lies beyond the end, going by step
+        return _beyond(s, e, k) * step > 0
+
+    back = (months != 0) & passed(months) & ~missing
+    while back.any():
+        months = months - np.where(back, step, 0)
+        back = (months != 0) & passed(months) & ~missing
+    on = ~passed(months + step) & ~missing
+    while on.any():
+        months = months + np.where(on, step, 0)
+        on = ~passed(months + step) & ~missing
+    return months
+
+
+def _beyond(s: _Column, e: _Column, months: Any) -> Any:
+    """-1, 0 or 1 per row as ``add_months(start, months)`` is before, at or after the end
+    (instants). Its wall clock and the end's on the start's wall clock are in that order
+    unless they lie within two days, the most two UTC offsets can differ: only those rows
+    are read in the start's zone."""
+    import numpy as np
+
+    total = s.months + months
+    days = _month_starts(total) + np.minimum(s.day, _days_in_month(total)) - 1
+    gap = (days - e.days) * _NS_PER["D"] + (s.since_midnight - e.since_midnight)
+    order = np.sign(gap)
+    near = (np.abs(gap) < 2 * _NS_PER["D"]) & ~(s.missing | e.missing)
+    if near.any():
+        wall = _as_wall(days[near], s.since_midnight[near], s.unit, s.missing[near])
+        first, second = _candidates(wall, s.tz, s.name)
+        moved = np.where(_folds(s, near), second, first)
+        order[near] = np.sign(moved - e.instants[near])
+    return order
 
 
 def add_months(d: Any, n: Any) -> Any:
@@ -381,7 +495,7 @@ def add_months(d: Any, n: Any) -> Any:
     """
     import numpy as np
 
-    column = _Column("d", d, len(n) if hasattr(n, "__len__") else None)
+    column = _Column("d", d, beside=n if hasattr(n, "__len__") else None)
     steps = _steps(n, len(column.wall))
     total = column.months + steps
     unit = column.unit
@@ -465,19 +579,31 @@ def _month_range(unit: str) -> tuple[int, int, str]:
     return low, high, "years 1..9999"
 
 
-def _folds(column: _Column) -> Any:
-    """For an aware column: whether each value is the later of a repeated wall time
-    (Python's ``fold``), which `add_months` keeps."""
+def _folds(column: _Column, rows: Any = slice(None)) -> Any:
+    """For an aware column: whether each value (of *rows*, a mask, or all) is the later of
+    a repeated wall time (Python's ``fold``), which `add_months` keeps; a single value's
+    own fold."""
 
     if column.tz is None:
         return None
-    earliest, _ = _candidates(column.wall, column.tz)
-    return (column.instants > earliest) & ~column.missing
+    present = ~column.missing[rows]
+    if column.fold is not None:
+        return present & bool(column.fold)
+    earliest, _ = _candidates(column.wall[rows], column.tz, column.name)
+    return (column.instants[rows] > earliest) & present
 
 
-def _candidates(wall: Any, tz: Any) -> tuple[Any, Any]:
-    """The earliest and latest instant (ns, UTC) of each wall time in *tz*; for a time
-    that a DST gap skips, the instants of the offsets before and after the gap."""
+def _candidates(wall: Any, tz: Any, name: str) -> tuple[Any, Any]:
+    """The instants (ns, UTC) of each wall time in *tz* (the zone of argument *name*) with
+    fold 0 and with fold 1: the earlier and the later of a repeated time; for a time that
+    a DST gap skips, those of the offsets before and after the gap (zoneinfo's rule)."""
+    try:
+        return _fold_instants(wall, tz)
+    except Exception as exc:  # a tzinfo pandas cannot use, or one that misbehaves
+        _zone_failed(name, tz, exc)
+
+
+def _fold_instants(wall: Any, tz: Any) -> tuple[Any, Any]:
     import numpy as np
     import pandas as pd
 
@@ -518,10 +644,19 @@ def _give_wall(column: _Column, wall: Any, fold: Any) -> Any:
         if column.kind == "polars":
             import polars as pl
 
-            return pl.Series(column.original.name, wall)
+            unit = _unit(wall)
+            return pl.Series(column.original.name, wall.astype(f"datetime64[{_polars_unit(unit)}]"))
         return column.give(wall, like=getattr(column.original, "name", None))
-    earliest, latest = _candidates(wall, column.tz)
+    earliest, latest = _candidates(wall, column.tz, column.name)
     instants = earliest if fold is None else np.where(fold, latest, earliest)
+    try:
+        return _zoned(column, instants)
+    except Exception as exc:  # a zone pandas or polars cannot use (polars: UTC-05:30)
+        _zone_failed(column.name, column.tz, exc)
+
+
+def _zoned(column: _Column, instants: Any) -> Any:
+    """*instants* (ns, UTC) in *column*'s kind and zone."""
     import pandas as pd
 
     unit = _unit(column.wall)  # pandas and polars zoned columns: s, ms, us or ns
@@ -530,10 +665,29 @@ def _give_wall(column: _Column, wall: Any, fold: Any) -> Any:
     if column.kind == "polars":
         import polars as pl
 
-        utc = index.tz_convert(None).to_numpy()
-        series = pl.Series(column.original.name, utc).dt.replace_time_zone("UTC")
-        return series.dt.convert_time_zone(str(column.tz)).dt.cast_time_unit(unit)
+        unit = _polars_unit(unit)
+        utc = index.tz_convert(None).to_numpy().astype(f"datetime64[{unit}]")
+        zoned = pl.Series(column.original.name, utc).dt.replace_time_zone("UTC")
+        return zoned.dt.convert_time_zone(_polars_zone(column.tz))
     name = getattr(column.original, "name", None)
     if column.kind == "pandas-series":
         return pd.Series(index, index=column.original.index, name=name)
+    if column.kind == "numpy":  # an aware value beside a numpy n: numpy has no zones
+        return index.to_numpy(dtype=object)
     return index.rename(name)
+
+
+def _polars_unit(unit: str) -> str:
+    """The unit polars holds *unit* in: D (dates), ms, us or ns (h, m and s as ms)."""
+    return "ms" if unit in ("h", "m", "s") else unit
+
+
+def _polars_zone(tz: Any) -> str:
+    """*tz* as polars names zones: an IANA key, or for a fixed offset "+02:00" (polars
+    takes whole hours only)."""
+    if isinstance(tz, timezone):
+        offset = tz.utcoffset(None)
+        sign = "-" if offset < timedelta(0) else "+"
+        hours, minutes = divmod(abs(offset) // timedelta(minutes=1), 60)
+        return f"{sign}{hours:02d}:{minutes:02d}"
+    return str(getattr(tz, "key", tz))

@@ -14,25 +14,30 @@ DatetimeIndex, polars Series) and answers row by row, vectorized: see
 A plain date next to a naive datetime counts as midnight. Aware datetimes are ordered
 by their instants (a repeated DST hour's ``fold`` respected) and counted on the start's
 own wall clock: the end as ``end.astimezone(start.tzinfo)`` shows it, also where that
-falls past year 9999 or before year 1. ``pandas.Timestamp`` values count to the
-nanosecond.
+falls past year 9999 or before year 1; `months_between` decides each whole month by
+instants too. ``pandas.Timestamp`` values count to the nanosecond. A tzinfo that fails
+(raises, or answers ``utcoffset()`` wrongly or inconsistently) is a TypeError or
+ValueError naming the argument.
 """
 
 from __future__ import annotations
 
 import operator
 from collections.abc import Iterator
-from datetime import MAXYEAR, MINYEAR, date, datetime, time, timedelta
+from datetime import MAXYEAR, MINYEAR, UTC, date, datetime, time, timedelta
 from types import ModuleType
-from typing import Any, TypeAlias, TypeVar, overload
+from typing import Any, NamedTuple, NoReturn, TypeAlias, TypeVar, overload
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: the constant is all that is needed
 if TYPE_CHECKING:
     import numpy
     import pandas
     import polars
+    from pandas.api.typing import NaTType
 
     Column: TypeAlias = numpy.ndarray[Any, Any] | pandas.Series | pandas.Index | polars.Series
+    Single: TypeAlias = date | numpy.datetime64 | NaTType
+    """A single value beside a column, used for each of its rows."""
 
 __all__ = [
     "DateRangeError",
@@ -79,14 +84,21 @@ class DateRangeError(ValueError, OverflowError):
     date arithmetic raises."""
 
 
-def _is_aware(value: date) -> bool:
-    return isinstance(value, datetime) and value.utcoffset() is not None
-
-
 _NS = 1000  # nanoseconds in a microsecond
+_DAY_NS = 86_400 * 10**9
+_MICROSECOND = timedelta(microseconds=1)
+_DAYS_BEFORE = (0, 0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334)
+"""Days before each month (1-based) in a common year."""
 
-Wall = tuple[int, int, int, int]
-"""A wall-clock reading: year, month, day, nanoseconds since midnight."""
+
+class Wall(NamedTuple):
+    """A wall-clock reading: its date, and the nanoseconds since its midnight. Compares
+    as a tuple, so in time order."""
+
+    year: int
+    month: int
+    day: int
+    since_midnight: int
 
 
 def _naive(value: date) -> datetime:
@@ -98,10 +110,61 @@ def _naive(value: date) -> datetime:
 
 def _wall(value: date, nanosecond: int | None = None) -> Wall:
     if not isinstance(value, datetime):
-        return (value.year, value.month, value.day, 0)
+        return Wall(value.year, value.month, value.day, 0)
     extra = getattr(value, "nanosecond", 0) if nanosecond is None else nanosecond
     microseconds = ((value.hour * 60 + value.minute) * 60 + value.second) * 10**6
-    return (value.year, value.month, value.day, (microseconds + value.microsecond) * _NS + extra)
+    return Wall(
+        value.year, value.month, value.day, (microseconds + value.microsecond) * _NS + extra
+    )
+
+
+def _instant(wall: Wall, offset: timedelta) -> int:
+    """*wall* read at UTC *offset*, as nanoseconds since 0001-01-01T00:00Z; any year,
+    0 and 10000 too, where a datetime cannot go."""
+    year, month = wall.year, wall.month
+    before = year - 1
+    days = before * 365 + before // 4 - before // 100 + before // 400 + _DAYS_BEFORE[month]
+    days += (month > _FEBRUARY and _is_leap(year)) + wall.day - 1
+    return days * _DAY_NS + wall.since_midnight - offset // _MICROSECOND * _NS
+
+
+def _zone_failed(name: str, zone: object, problem: str, exc: Exception | None = None) -> NoReturn:
+    """Raise a TypeError (the tzinfo answered with a wrong type) or a ValueError (it failed
+    in any other way) that names the argument whose tzinfo it is."""
+    detail = f": {exc}" if exc is not None else ""
+    msg = f"{name}'s tzinfo {zone!r} {problem}{detail}"
+    if isinstance(exc, TypeError):
+        raise TypeError(msg) from exc
+    raise ValueError(msg) from exc
+
+
+def _utcoffset(name: str, value: date) -> timedelta | None:
+    """*value*'s UTC offset; None for a date, a naive datetime or a tzinfo that says so.
+    A tzinfo that raises, or answers what Python refuses (not a timedelta, 24 h or more),
+    is an error naming *name*."""
+    if not isinstance(value, datetime) or value.tzinfo is None:
+        return None
+    try:
+        return value.utcoffset()
+    except Exception as exc:  # whatever the tzinfo raised, the caller sees the argument
+        _zone_failed(name, value.tzinfo, f"gave no UTC offset for {value!r}", exc)
+
+
+def _start_offset(start: datetime, probe: datetime) -> timedelta:
+    """The UTC offset of *probe*, a datetime in the start's zone. The start is aware, so a
+    tzinfo that answers None here answers inconsistently."""
+    offset = _utcoffset("start", probe)
+    if offset is None:
+        problem = f"gave no UTC offset for {probe!r}, though start is aware"
+        _zone_failed("start", start.tzinfo, problem)
+    return offset
+
+
+def _edge_offset(start: datetime, year: int) -> timedelta:
+    """The start zone's UTC offset at the end of the calendar nearest *year*: it stands
+    in for the offset of a wall clock past year 9999 or before year 1."""
+    edge = datetime(MAXYEAR, 12, 31) if year > MINYEAR + 1 else datetime(MINYEAR, 1, 2)
+    return _start_offset(start, edge.replace(tzinfo=start.tzinfo, fold=start.fold))
 
 
 def _shifted(value: datetime, shift: timedelta) -> Wall:
@@ -118,59 +181,119 @@ def _shifted(value: datetime, shift: timedelta) -> Wall:
         else:  # into December of year 0
             over = naive - datetime(MINYEAR, 1, 1) + shift
             year, month, day = MINYEAR - 1, _MONTHS, 32 + over.days
-        inside = (over - timedelta(days=over.days)) // timedelta(microseconds=1)
-        return (year, month, day, inside * _NS + nanosecond)
+        inside = (over - timedelta(days=over.days)) // _MICROSECOND
+        return Wall(year, month, day, inside * _NS + nanosecond)
 
 
-def _instant_order(s: datetime, e: datetime) -> int:
-    """-1, 0 or 1 as the instant of *e* is before, at or after that of *s* (their
-    ``fold`` respected, which Python ignores when it compares datetimes of one zone)."""
-    s_offset, e_offset = s.utcoffset(), e.utcoffset()
-    assert s_offset is not None
-    assert e_offset is not None
-    gap = (_naive(e) - _naive(s)) - (e_offset - s_offset)  # a timedelta: nothing overflows
-    nanoseconds = gap // timedelta(microseconds=1) * _NS + (
-        getattr(e, "nanosecond", 0) - getattr(s, "nanosecond", 0)
-    )
-    return (nanoseconds > 0) - (nanoseconds < 0)
-
-
-def _in_zone_of(e: datetime, s: datetime) -> Wall:
-    """*e*'s wall clock in *s*'s zone, as ``e.astimezone(s.tzinfo)`` shows it."""
+def _in_zone_of(e: datetime, e_offset: timedelta, s: datetime) -> Wall:
+    """*e*'s wall clock in *s*'s zone, as ``e.astimezone(s.tzinfo)`` shows it, also where
+    that falls past year 9999 or before year 1. *e_offset* is e's UTC offset, read once."""
+    naive = _naive(e)
     try:
-        return _wall(e.astimezone(s.tzinfo))
-    except (OverflowError, ValueError):  # past a limit (pandas': OutOfBoundsDatetime)
-        tzinfo = s.tzinfo
-        assert tzinfo is not None
-        near = datetime(MAXYEAR, 12, 31) if e.year > MINYEAR + 1 else datetime(MINYEAR, 1, 2)
-        offset = tzinfo.utcoffset(near.replace(tzinfo=tzinfo)) or timedelta(0)
-        e_offset = e.utcoffset()
-        assert e_offset is not None
-        return _shifted(e, offset - e_offset)
+        shown: object = (naive - e_offset).replace(tzinfo=UTC).astimezone(s.tzinfo)
+    except OverflowError as exc:  # within a day of either end of the calendar
+        if MINYEAR < naive.year < MAXYEAR:
+            _zone_failed("start", s.tzinfo, f"could not show {e!r}", exc)
+        return _shifted(e, _edge_offset(s, naive.year) - e_offset)
+    except Exception as exc:  # the start's tzinfo failed to convert from UTC
+        _zone_failed("start", s.tzinfo, f"could not show {e!r}", exc)
+    if not isinstance(shown, datetime):
+        problem = f"showed {e!r} as {type(shown).__name__} {shown!r}, not a datetime"
+        _zone_failed("start", s.tzinfo, problem, TypeError())
+    return _wall(shown, getattr(e, "nanosecond", 0))
 
 
-def _pair(start: object, end: object) -> tuple[Wall, Wall, int]:
-    """Both values' wall clocks (the end's in the start's zone when aware), and the order
-    of the end against the start: -1 earlier, 0 the same, 1 later."""
+class _Pair(NamedTuple):
+    """A start and an end read once for counting: their wall clocks (the end's on the
+    start's wall clock where aware), the order of the end against the start (-1 before,
+    0 at, 1 after; by instants where aware), and where aware the end's instant (ns since
+    0001-01-01T00:00Z; None where naive: the wall clocks are the instants)."""
+
+    start: Wall
+    end: Wall
+    order: int
+    end_at: int | None
+
+
+def _pair(start: object, end: object) -> _Pair:
     s = _check_date("start", start)
     e = _check_date("end", end)
-    s_aware = _is_aware(s)
-    e_aware = _is_aware(e)
-    if s_aware != e_aware:
+    s_offset, e_offset = _utcoffset("start", s), _utcoffset("end", e)
+    if (s_offset is None) != (e_offset is None):
         kinds = [
             "an aware datetime"
-            if a
+            if offset is not None
             else ("a naive datetime" if isinstance(v, datetime) else "a date")
-            for a, v in ((s_aware, s), (e_aware, e))
+            for offset, v in ((s_offset, s), (e_offset, e))
         ]
         msg = f"cannot mix {kinds[0]} and {kinds[1]}: start={start!r}, end={end!r}"
         raise TypeError(msg)
-    if s_aware:
-        assert isinstance(s, datetime)
-        assert isinstance(e, datetime)
-        return _wall(s), _in_zone_of(e, s), _instant_order(s, e)
     s_wall, e_wall = _wall(s), _wall(e)
-    return s_wall, e_wall, (e_wall > s_wall) - (e_wall < s_wall)
+    if (
+        not isinstance(s, datetime)
+        or not isinstance(e, datetime)
+        or s_offset is None
+        or e_offset is None
+    ):  # both naive, as checked above
+        return _Pair(s_wall, e_wall, (e_wall > s_wall) - (e_wall < s_wall), None)
+    s_at, e_at = _instant(s_wall, s_offset), _instant(e_wall, e_offset)
+    return _Pair(s_wall, _in_zone_of(e, e_offset, s), (e_at > s_at) - (e_at < s_at), e_at)
+
+
+def _touched(start: object, end: object, pair: _Pair) -> int:
+    """How many calendar months the range of *pair* touches on the start's wall clock."""
+    if pair.order < 0:
+        msg = f"end must not be before start, got start={start!r}, end={end!r}"
+        raise ValueError(msg)
+    # Where a DST shift at midnight sets the wall clock back across the start of a month,
+    # the range still touches both months.
+    months = (pair.end.year - pair.start.year) * _MONTHS + (pair.end.month - pair.start.month)
+    return abs(months) + 1
+
+
+def _wall_months(s: Wall, e: Wall) -> int:
+    """The whole months from wall clock *s* to *e*, for naive values (the wall clocks are
+    the instants): *s* moved by the months between them lands in e's month, on day
+    min(s.day, last day), at s's time; one fewer if that is past *e*."""
+    months = (e.year - s.year) * _MONTHS + (e.month - s.month)
+    moved = (min(s.day, _dim(e.year, e.month)), s.since_midnight)
+    if e >= s:
+        return months - (moved > (e.day, e.since_midnight))
+    return months + (moved < (e.day, e.since_midnight))
+
+
+def _moved_at(start: datetime, wall: Wall, months: int) -> int:
+    """The instant of ``add_months(start, months)`` (*wall*: the start's wall clock): the
+    moved wall clock read in the start's zone with its fold, also past year 9999 or
+    before year 1, where a datetime cannot go."""
+    year, month0 = divmod(wall.year * _MONTHS + wall.month - 1 + months, _MONTHS)
+    month = month0 + 1
+    moved = Wall(year, month, min(wall.day, _dim(year, month)), wall.since_midnight)
+    if not MINYEAR <= year <= MAXYEAR:
+        return _instant(moved, _edge_offset(start, year))
+    clock = (start.hour, start.minute, start.second, start.microsecond)
+    probe = datetime(year, month, moved.day, *clock, start.tzinfo, fold=start.fold)
+    return _instant(moved, _start_offset(start, probe))
+
+
+def _elapsed(start: datetime, pair: _Pair, end_at: int) -> int:
+    """The whole months from aware *start* to the end (instant *end_at*) of *pair*: n >= 0
+    months have elapsed when ``add_months(start, n)`` is not after the end and
+    ``add_months(start, n + 1)`` is; for an end before the start n <= 0, with "before"
+    for "after". relativedelta's loop, run both ways from the wall clocks' months."""
+    step = 1 if pair.order >= 0 else -1
+    months = (pair.end.year - pair.start.year) * _MONTHS + (pair.end.month - pair.start.month)
+    if months * step < 0:  # a DST shift set the wall clock back across a month's start
+        months = 0
+
+    def passed(k: int) -> bool:  # add_months(start, k) lies beyond the end, going by step
+        return (_moved_at(start, pair.start, k) - end_at) * step > 0
+
+    while months != 0 and passed(months):
+        months -= step
+    while not passed(months + step):
+        months += step
+    return months
 
 
 def _plain(start: object, end: object) -> bool:
@@ -199,7 +322,7 @@ def _check_int(name: str, value: object) -> int:
 @overload
 def count_months(start: date, end: date) -> int: ...
 @overload
-def count_months(start: Column | date, end: Column | date) -> Any: ...
+def count_months(start: Column | Single, end: Column | Single) -> Any: ...
 def count_months(start: Any, end: Any) -> Any:
     """Return how many calendar months contain a day of the closed range [start, end].
 
@@ -210,8 +333,10 @@ def count_months(start: Any, end: Any) -> Any:
         end: The last day; not before *start* (time of day included).
 
     Raises:
-        TypeError: If either is not a date value, or naive and aware values are mixed.
-        ValueError: If *end* is before *start*, or either is ``pandas.NaT``.
+        TypeError: If either is not a date value, or naive and aware values are mixed,
+            or a tzinfo answers with a wrong type.
+        ValueError: If *end* is before *start*, or either is ``pandas.NaT``, or a
+            tzinfo fails.
 
     Examples:
         >>> from datetime import date
@@ -231,30 +356,28 @@ def count_months(start: Any, end: Any) -> Any:
         return (end.year - start.year) * _MONTHS + (end.month - start.month) + 1
     if not (isinstance(start, date) and isinstance(end, date)) and (cols := _columns(start, end)):
         return cols.count_months(start, end)
-    s, e, order = _pair(start, end)
-    if order < 0:
-        msg = f"end must not be before start, got start={start!r}, end={end!r}"
-        raise ValueError(msg)
-    # Where a DST shift at midnight sets the wall clock back across the start of a month,
-    # the range still touches both months.
-    return abs((e[0] - s[0]) * _MONTHS + (e[1] - s[1])) + 1
+    return _touched(start, end, _pair(start, end))
 
 
 @overload
 def months_between(start: date, end: date) -> int: ...
 @overload
-def months_between(start: Column | date, end: Column | date) -> Any: ...
+def months_between(start: Column | Single, end: Column | Single) -> Any: ...
 def months_between(start: Any, end: Any) -> Any:
     """Return the whole months elapsed from *start* to *end* (negative if *end* is earlier).
 
-    Exactly ``relativedelta(end, start).years * 12 + .months``: a month has elapsed
-    when *start* moved by `add_months` has not passed *end*, so
+    A month has elapsed when *start* moved by `add_months` has not passed *end*, so
     ``months_between(d, add_months(d, n)) == n`` for every *d* and *n*. Time of day
-    counts. O(1).
+    counts. O(1). For dates and naive datetimes that is exactly
+    ``relativedelta(end, start).years * 12 + .months``. Aware values are moved on the
+    start's wall clock (its zone and ``fold`` kept) and compared by instants, wherever
+    *end* was written: ``relativedelta(end.astimezone(start.tzinfo), start)`` with its
+    comparisons made on instants (docs/dates.md lists where dateutil differs).
 
     Raises:
-        TypeError: If either is not a date value, or naive and aware values are mixed.
-        ValueError: If either is ``pandas.NaT``.
+        TypeError: If either is not a date value, or naive and aware values are mixed,
+            or a tzinfo answers with a wrong type.
+        ValueError: If either is ``pandas.NaT``, or a tzinfo fails.
 
     Examples:
         >>> from datetime import date, datetime
@@ -266,6 +389,11 @@ def months_between(start: Any, end: Any) -> Any:
         0
         >>> months_between(date(2024, 3, 1), date(2024, 1, 31))
         -1
+        >>> from datetime import timezone
+        >>> from zoneinfo import ZoneInfo
+        >>> start = datetime(2024, 10, 3, 1, 30, tzinfo=ZoneInfo("America/New_York"))
+        >>> months_between(start, datetime(2024, 11, 3, 6, 10, tzinfo=timezone.utc))
+        1
     """
     if _plain(start, end):  # the same arithmetic as below, on the values themselves
         months = (end.year - start.year) * _MONTHS + (end.month - start.month)
@@ -277,24 +405,16 @@ def months_between(start: Any, end: Any) -> Any:
         return months + ((day, at) < (end.day, until))
     if not (isinstance(start, date) and isinstance(end, date)) and (cols := _columns(start, end)):
         return cols.months_between(start, end)
-    s, e, order = _pair(start, end)
-    if (order >= 0) != (e >= s):  # a DST shift set the wall clock back: under two hours
-        return 0
-    months = (e[0] - s[0]) * _MONTHS + (e[1] - s[1])
-    # start + months lands in end's month, on day min(start.day, last day), start's time.
-    day = min(s[2], _dim(e[0], e[1]))
-    if order >= 0:
-        if (day, s[3]) > (e[2], e[3]):
-            months -= 1
-    elif (day, s[3]) < (e[2], e[3]):
-        months += 1
-    return months
+    pair = _pair(start, end)
+    if pair.end_at is None:
+        return _wall_months(pair.start, pair.end)
+    return _elapsed(start, pair, pair.end_at)
 
 
 @overload
 def add_months(d: D, n: int) -> D: ...
 @overload
-def add_months(d: Column | date, n: Column | int) -> Any: ...
+def add_months(d: Column | Single, n: Column | int) -> Any: ...
 def add_months(d: Any, n: Any) -> Any:
     """Return *d* moved by *n* months, clamped to the target month's last day.
 
@@ -353,17 +473,17 @@ def iter_months(start: date, end: date) -> Iterator[date]:
         >>> [d.isoformat() for d in iter_months(date(2024, 1, 31), date(2024, 4, 1))]
         ['2024-01-01', '2024-02-01', '2024-03-01', '2024-04-01']
     """
-    count = count_months(start, end)
-    s, e, _ = _pair(start, end)
-    first = min(s, e)  # e before s on the wall clock only where a DST shift set it back
-    last = first[0] * _MONTHS + first[1] - 1 + count - 1
-    if first[0] < MINYEAR or last // _MONTHS > MAXYEAR:
+    pair = _pair(start, end)
+    count = _touched(start, end, pair)
+    first = min(pair.start, pair.end)  # the end first only where a DST shift set it back
+    last = first.year * _MONTHS + first.month - 1 + count - 1
+    if first.year < MINYEAR or last // _MONTHS > MAXYEAR:
         msg = (
             f"iter_months({start!r}, {end!r}) reaches outside years 1..9999 on the "
             "start's wall clock"
         )
         raise DateRangeError(msg)
-    return _months_from(first[0], first[1], count)
+    return _months_from(first.year, first.month, count)
 
 
 def _months_from(year: int, month: int, count: int) -> Iterator[date]:

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from datetime import date, datetime
+from datetime import date, datetime, timedelta, timezone, tzinfo
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from devutils.datecolumns import is_column
@@ -296,3 +297,324 @@ def test_is_column_knows_the_column_types_only() -> None:
     assert all(is_column(column) for column in columns)
     scalars = [days, tuple(days), date(2024, 1, 31), np.datetime64("2024-01-31"), None, "x"]
     assert not any(is_column(value) for value in [*scalars, pd.Timestamp("2024-01-31")])
+
+
+# -- a single value beside a column ----------------------------------------------------------
+
+
+def test_a_timestamp_or_nat_beside_a_pandas_column() -> None:
+    starts = pd.Series(pd.to_datetime(["2024-01-31"]), index=["ann"], name="start")
+    counts = count_months(starts, pd.Timestamp("2024-06-01"))
+    assert isinstance(counts, pd.Series)
+    assert (counts.tolist(), counts.index.tolist(), counts.name) == ([6], ["ann"], "start")
+    missing = count_months(starts, pd.NaT)
+    assert missing.dtype == "float64"
+    assert missing.isna().tolist() == [True]
+    assert months_between(pd.NaT, starts).isna().tolist() == [True]
+    assert months_between(np.datetime64("NaT"), starts).isna().tolist() == [True]
+    aware = starts.dt.tz_localize("America/New_York")
+    assert count_months(aware, pd.NaT).isna().tolist() == [True]  # NaT fits beside a zone too
+
+
+def test_a_timestamp_moved_by_a_column_of_n() -> None:
+    moved = add_months(pd.Timestamp("2024-01-31"), np.array([1, 2]))
+    assert moved.tolist() == [datetime(2024, 2, 29), datetime(2024, 3, 31)]
+    assert add_months(pd.NaT, np.array([1, 2])).tolist() == [None, None]  # NaT, as rows give
+    by_series = add_months(date(2024, 1, 31), pd.Series([1, 2], index=[7, 8]))
+    assert by_series.index.tolist() == [7, 8]
+    assert by_series.tolist() == [pd.Timestamp("2024-02-29"), pd.Timestamp("2024-03-31")]
+    by_polars = add_months(date(2024, 1, 31), pl.Series("n", [1, 2]))
+    assert by_polars.to_list() == [date(2024, 2, 29), date(2024, 3, 31)]
+
+
+def test_an_aware_value_moved_by_columns_of_n() -> None:
+    paris = datetime(2024, 3, 31, 2, 30, tzinfo=ZoneInfo("Europe/Paris"))  # skipped on 3-31
+    expected = [add_months(paris, k) for k in (-1, 12)]
+    as_objects = add_months(paris, np.array([-1, 12]))  # numpy holds no zones: objects
+    assert as_objects.dtype == object
+    assert as_objects.tolist() == expected
+    assert add_months(paris, pd.Series([-1, 12])).tolist() == expected
+    assert add_months(paris, pl.Series([-1, 12])).to_list() == expected
+    india = datetime(2024, 1, 31, tzinfo=timezone(timedelta(hours=5, minutes=30)))
+    with pytest.raises(ValueError, match=r"^d's time zone .* failed"):  # polars: whole hours
+        add_months(india, pl.Series([1]))
+
+
+def test_a_numpy_datetime64_beside_a_column() -> None:
+    ends = pl.Series("end", [date(2024, 3, 5), date(2025, 1, 1)])
+    assert count_months(np.datetime64("2024-01-01"), ends).to_list() == [3, 13]
+    assert months_between(np.datetime64("2024-01-31T10:00", "m"), ends).to_list() == [1, 11]
+    with pytest.raises(
+        TypeError, match=r"start must be a datetime64 in units D, .* got datetime64\[M\]"
+    ):
+        count_months(np.datetime64("2024-01", "M"), ends)
+    with pytest.raises(ValueError, match=r"^start is outside years 1\.\.9999: 10000-01-01$"):
+        count_months(np.datetime64("10000-01-01"), ends)
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        pd.DataFrame({"d": pd.to_datetime(["2024-01-31"])}),
+        pl.DataFrame({"d": [date(2024, 1, 31)]}),
+        [date(2024, 1, 31)],
+        "2024-01-31",
+        None,
+        20240131,
+    ],
+    ids=lambda bad: type(bad).__name__,
+)
+def test_anything_else_beside_a_column_is_a_type_error(bad: object) -> None:
+    column = pd.Series(pd.to_datetime(["2024-03-05"]))
+    kind = type(bad).__name__
+    with pytest.raises(TypeError, match=rf"^start must be a date, .* got {kind}\b"):
+        count_months(bad, column)  # type: ignore[call-overload]
+    with pytest.raises(TypeError, match=rf"^end must be a date, .* got {kind}\b"):
+        months_between(column, bad)  # type: ignore[call-overload]
+    with pytest.raises(TypeError, match=rf"^d must be a date, .* got {kind}\b"):
+        add_months(bad, np.array([1]))  # type: ignore[call-overload]
+
+
+class Raising(tzinfo):
+    def utcoffset(self, dt: datetime | None) -> timedelta:
+        raise RuntimeError("no offsets today")
+
+    def dst(self, dt: datetime | None) -> timedelta:
+        return timedelta(0)
+
+    def tzname(self, dt: datetime | None) -> str:
+        return "Raising"
+
+
+class Fixed(Raising):  # utcoffset(None) is None, which pandas cannot convert with
+    def utcoffset(self, dt: datetime | None) -> timedelta:
+        return None if dt is None else timedelta(hours=1)  # type: ignore[return-value]
+
+
+def test_a_misbehaving_zone_beside_a_column_is_named() -> None:
+    column = pd.Series([pd.Timestamp("2024-03-01", tz="America/New_York")])
+    with pytest.raises(ValueError, match=r"^start's time zone .* no offsets today"):
+        count_months(datetime(2024, 1, 31, tzinfo=Raising()), column)
+    with pytest.raises(ValueError, match=r"^end's time zone"):
+        months_between(column, datetime(2024, 1, 31, tzinfo=Raising()))
+    with pytest.raises(ValueError, match=r"^start's time zone"):
+        months_between(datetime(2024, 1, 31, tzinfo=Fixed()), column)
+    with pytest.raises(ValueError, match=r"^d's time zone"):
+        add_months(datetime(2024, 1, 31, tzinfo=Fixed()), np.array([1]))
+
+
+def test_zoned_columns_decide_the_last_month_by_instants() -> None:
+    start = pd.Series([pd.Timestamp("2024-10-03 01:30", tz="America/New_York")])
+    ends = pd.Series(pd.to_datetime(["2024-11-03 06:10", "2024-11-03 05:10"], utc=True))
+    expected = [1, 0]  # 01:10 EST is 40 minutes past 01:30 EDT plus a month; 01:10 EDT is not
+    assert months_between(start.repeat(2).reset_index(drop=True), ends).tolist() == expected
+    assert months_between(start[0], ends).tolist() == expected
+    in_new_york = pl.from_pandas(ends.dt.tz_convert("America/New_York"))
+    assert months_between(start[0].to_pydatetime(), in_new_york).to_list() == expected
+
+
+# -- the property: a single value beside a column, row by row ------------------------------------
+
+SINGLE_LOW, SINGLE_HIGH = LOW // 1000, HIGH // 1000  # microseconds: 1900 .. 2100
+
+
+def rows_of(column: Any) -> list[Any]:
+    """The column's values as the scalar functions take them (None where missing)."""
+    if isinstance(column, np.ndarray):
+        return [scalar(v, np.datetime_data(column.dtype)[0]) for v in column]
+    values = column.to_list() if isinstance(column, pl.Series) else list(column)
+    return [None if v is None or v is pd.NaT else v for v in values]
+
+
+@st.composite
+def naive_columns(draw: st.DrawFn, size: int) -> Any:
+    library = draw(st.sampled_from(["numpy", "pandas", "polars"]))
+    unit = draw(
+        st.sampled_from({"numpy": UNITS, "pandas": UNITS[3:], "polars": ["D", "ms", "us"]}[library])
+    )
+    values = draw(columns(unit, size))
+    if library == "pandas":
+        return pd.Series(values, index=[f"r{i}" for i in range(size)])
+    return pl.Series("rows", values) if library == "polars" else values
+
+
+MINUTE = 60 * 10**9
+
+
+@st.composite
+def zoned_columns(draw: st.DrawFn, size: int) -> Any:
+    """A pandas or polars column in a zone, in whole minutes (so ties with a single value)."""
+    zone = draw(st.sampled_from(ZONES))
+    minutes = st.integers(DST_LOW // MINUTE, DST_HIGH // MINUTE) | st.none()
+    values = draw(st.lists(minutes, min_size=size, max_size=size))
+    utc = pd.to_datetime(np.array([NAT if v is None else v * MINUTE for v in values]), utc=True)
+    series = pd.Series(utc, index=[f"r{i}" for i in range(size)]).dt.tz_convert(zone)
+    return pl.from_pandas(series) if draw(st.booleans()) else series
+
+
+@st.composite
+def naive_singles(draw: st.DrawFn) -> tuple[Any, Any]:
+    """A single naive value and the scalar the scalar functions take for it (None: NaT)."""
+    if draw(st.integers(0, 5)) == 0:
+        return draw(
+            st.sampled_from([pd.NaT, np.datetime64("NaT"), np.datetime64("NaT", "D")])
+        ), None
+    micros = draw(st.integers(SINGLE_LOW, SINGLE_HIGH))
+    stamp = pd.Timestamp(micros, unit="us")
+    kind = draw(st.sampled_from(["date", "datetime", "Timestamp", "datetime64"]))
+    if kind == "datetime64":
+        unit = draw(st.sampled_from(UNITS))
+        value = np.array([micros * 1000 // NS_PER[unit]], dtype=f"datetime64[{unit}]")[0]
+        return value, scalar(value, unit)
+    value = {"date": stamp.date(), "datetime": stamp.to_pydatetime(), "Timestamp": stamp}[kind]
+    return value, value
+
+
+FIXED_OFFSETS = [timezone(timedelta(hours=h)) for h in (-10, 0, 5, 14)]
+
+
+@st.composite
+def aware_singles(draw: st.DrawFn) -> tuple[Any, Any]:
+    """A single aware value, within the zoned columns' range, in a zone or at a whole-hour
+    offset, with either fold (a fold-1 value keeps it through add_months)."""
+    if draw(st.integers(0, 5)) == 0:
+        nat = draw(st.sampled_from([pd.NaT, np.datetime64("NaT")]))
+        return nat, None
+    minutes = draw(st.integers(DST_LOW // 60 // 10**9, DST_HIGH // 60 // 10**9))
+    zone = draw(st.sampled_from([*map(ZoneInfo, ZONES), *FIXED_OFFSETS]))
+    value = datetime.fromtimestamp(minutes * 60, zone)
+    if draw(st.booleans()):
+        value = value.replace(fold=1)
+    return (pd.Timestamp(value) if draw(st.booleans()) else value), value
+
+
+def moments(values: list[Any]) -> list[Any]:
+    """Values as comparable moments: a Timestamp and its UTC offset (None where missing)."""
+    out: list[Any] = []
+    for value in values:
+        if value is None or pd.isna(value):
+            out.append(None)
+        else:
+            stamp = pd.Timestamp(value)
+            out.append((stamp, stamp.utcoffset()))
+    return out
+
+
+def expected_rows(function: Any, single: Any, rows: list[Any], single_first: bool) -> Any:
+    """*function* applied row by row, None where either is missing; or the position of the
+    first row whose pair it refuses (a reversed range)."""
+    results: list[Any] = []
+    for position, row in enumerate(rows):
+        if single is None or row is None:
+            results.append(None)
+            continue
+        try:
+            results.append(function(single, row) if single_first else function(row, single))
+        except ValueError:
+            return position
+    return results
+
+
+def same_kind(result: Any, column: Any) -> bool:
+    if isinstance(column, pd.Series):
+        return isinstance(result, pd.Series) and result.index.equals(column.index)
+    return type(result) is type(column) and len(result) == len(column)
+
+
+@st.composite
+def singles_beside_columns(draw: st.DrawFn) -> tuple[Any, Any, Any]:
+    """A column (naive or zoned) and a single value that fits beside it, with the scalar
+    the scalar functions take for that value (None: NaT)."""
+    size = draw(st.integers(0, 4))
+    if draw(st.booleans()):
+        return (draw(zoned_columns(size)), *draw(aware_singles()))
+    return (draw(naive_columns(size)), *draw(naive_singles()))
+
+
+@given(
+    drawn=singles_beside_columns(),
+    single_first=st.booleans(),
+    function=st.sampled_from([count_months, months_between]),
+)
+def test_a_single_value_beside_a_column_equals_the_scalar_function_row_by_row(
+    drawn: tuple[Any, Any, Any], single_first: bool, function: Any
+) -> None:
+    column, single, as_scalar = drawn
+    args = (single, column) if single_first else (column, single)
+    expected = expected_rows(function, as_scalar, rows_of(column), single_first)
+    if isinstance(expected, int):
+        with pytest.raises(
+            ValueError, match=f"end must not be before start, at position {expected}"
+        ):
+            function(*args)
+        return
+    result = function(*args)
+    assert same_kind(result, column)
+    assert as_list(result) == expected
+
+
+@given(
+    single=st.one_of(naive_singles(), aware_singles()),
+    steps=st.lists(st.integers(-600, 600), max_size=4),
+    library=st.sampled_from(["numpy", "pandas", "polars"]),
+)
+@example(  # polars holds no datetime64[h]: the result is in ms
+    single=(np.datetime64("1970-01-01T00", "h"), datetime(1970, 1, 1)), steps=[], library="polars"
+)
+def test_a_single_value_moved_by_a_column_of_n_equals_add_months_row_by_row(
+    single: tuple[Any, Any], steps: list[int], library: str
+) -> None:
+    value, as_scalar = single
+    n = {
+        "numpy": np.array(steps, dtype=np.int64),
+        "pandas": pd.Series(steps, index=[f"r{i}" for i in range(len(steps))], dtype=np.int64),
+        "polars": pl.Series("n", steps, dtype=pl.Int64),
+    }[library]
+    result = add_months(value, n)
+    assert same_kind(result, n)
+    values = result.to_list() if library == "polars" else list(result)
+    expected = [None if as_scalar is None else add_months(as_scalar, k) for k in steps]
+    assert moments(values) == moments(expected)
+
+
+CHANGES_2024 = {  # when each zone's UTC offset changed in 2024
+    "America/New_York": ["2024-03-10 07:00", "2024-11-03 06:00"],
+    "Europe/London": ["2024-03-31 01:00", "2024-10-27 01:00"],
+    "Australia/Lord_Howe": ["2024-04-06 15:00", "2024-10-05 15:30"],  # 30 minutes
+    "Pacific/Chatham": ["2024-04-06 14:00", "2024-09-28 14:00"],
+}
+
+
+@st.composite
+def pairs_around_changes(draw: st.DrawFn) -> tuple[Any, Any]:
+    """Zoned start and end columns: each start a few months (either way) from a wall clock
+    within 90 minutes of a DST change of its zone, each end within 90 minutes of it too,
+    in the start's zone or UTC."""
+    name = draw(st.sampled_from(sorted(CHANGES_2024)))
+    zone = ZoneInfo(name)
+    size = draw(st.integers(1, 4))
+    starts, ends = [], []
+    for _ in range(size):
+        change = pd.Timestamp(draw(st.sampled_from(CHANGES_2024[name])), tz="UTC")
+        near = (change + pd.Timedelta(minutes=draw(st.integers(-90, 90)))).tz_convert(zone)
+        wall = add_months(near.to_pydatetime().replace(tzinfo=None), draw(st.integers(-3, 3)))
+        starts.append(pd.Timestamp(wall.replace(tzinfo=zone, fold=draw(st.integers(0, 1)))))
+        ends.append(change + pd.Timedelta(minutes=draw(st.integers(-90, 90))))
+    end_column = pd.Series(ends)
+    if draw(st.booleans()):
+        end_column = end_column.dt.tz_convert(zone)
+    return pd.Series(starts), end_column
+
+
+@given(pairs_around_changes(), st.booleans())
+def test_zoned_columns_decide_months_as_the_scalar_function_does(
+    pair: tuple[Any, Any], polars: bool
+) -> None:
+    starts, ends = pair
+    expected = [months_between(s, e) for s, e in zip(starts, ends, strict=True)]
+    if polars:
+        starts, ends = pl.from_pandas(starts), pl.from_pandas(ends)
+    assert as_list(months_between(starts, ends)) == expected
+    assert as_list(months_between(ends, starts)) == [
+        months_between(e, s) for s, e in zip(*pair, strict=True)
+    ]

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import re
-from datetime import UTC, date, datetime, time, timedelta, timezone
+from collections.abc import Callable
+from datetime import UTC, date, datetime, time, timedelta, timezone, tzinfo
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
 from dateutil.relativedelta import relativedelta
-from hypothesis import assume, given
+from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
 from devutils.dates import (
@@ -345,9 +346,9 @@ def transitions(zone: ZoneInfo, year: int) -> list[datetime]:
 TRANSITIONS = [(zone, moment) for zone in ZONES for moment in transitions(zone, 2024)]
 
 
-def instants_reference(start: datetime, end: datetime) -> tuple[int, int]:
-    """(count_months, months_between) the slow way: the start zone's wall clock read every
-    quarter hour from start to end (months touched), and relativedelta on the two walls."""
+def count_reference(start: datetime, end: datetime) -> int:
+    """count_months the slow way: the start zone's wall clock read every quarter hour from
+    start to end, and at the end: the months it showed."""
     zone = start.tzinfo
     assert zone is not None
     utc_start, utc_end = start.astimezone(UTC_ZONE), end.astimezone(UTC_ZONE)
@@ -359,12 +360,25 @@ def instants_reference(start: datetime, end: datetime) -> tuple[int, int]:
         moment += timedelta(minutes=15)
     end_wall = utc_end.astimezone(zone)
     months.add((end_wall.year, end_wall.month))
-    naive_start, naive_end = start.replace(tzinfo=None), end_wall.replace(tzinfo=None)
-    delta = relativedelta(naive_end, naive_start)
-    elapsed = delta.years * 12 + delta.months
-    if (naive_end >= naive_start) != (utc_end >= utc_start):  # the wall went the other way
-        elapsed = 0
-    return len(months), elapsed
+    return len(months)
+
+
+def elapsed_reference(start: datetime, end: datetime) -> int:
+    """months_between's rule walked a month at a time: the last n from 0 towards the end
+    for which add_months(start, n) has not passed it, instants as Python converts them."""
+    end_utc = end.astimezone(UTC)
+
+    def at(k: int) -> datetime:
+        return add_months(start, k).astimezone(UTC)
+
+    n = 0
+    if end_utc >= start.astimezone(UTC):
+        while at(n + 1) <= end_utc:
+            n += 1
+    else:
+        while at(n - 1) >= end_utc:
+            n -= 1
+    return n
 
 
 @given(
@@ -379,6 +393,7 @@ def test_aware_pairs_around_dst_are_ordered_by_their_instants(
     zone, moment = transition
     start = (moment + timedelta(minutes=before)).astimezone(zone)  # its fold set as due
     end = (moment + timedelta(minutes=before + after)).astimezone(other or zone)
+    assert months_between(start, end) == elapsed_reference(start, end)
     if after < 0:
         with pytest.raises(ValueError, match="end must not be before start"):
             count_months(start, end)
@@ -386,10 +401,221 @@ def test_aware_pairs_around_dst_are_ordered_by_their_instants(
             iter_months(start, end)
         assert months_between(start, end) <= 0
         return
-    expected_count, expected_elapsed = instants_reference(start, end)
+    expected_count = count_reference(start, end)
     assert count_months(start, end) == expected_count
     assert len(list(iter_months(start, end))) == expected_count
-    assert months_between(start, end) == expected_elapsed
+
+
+# -- whole months by instants: the rule against dateutil --------------------------------------
+
+LONDON = ZoneInfo("Europe/London")
+DST_ZONES = [NY, LONDON, ZoneInfo("Australia/Lord_Howe"), ZoneInfo("Pacific/Chatham")]
+FIXED_ZONES = [
+    UTC_ZONE,
+    UTC,
+    timezone(timedelta(hours=5, minutes=45)),
+    timezone(timedelta(hours=-9, minutes=-30)),
+    timezone(timedelta(hours=14)),
+]
+
+
+def offset_changes(zone: ZoneInfo, year: int) -> list[datetime]:
+    """The instants (UTC, to the minute) in *year* at which *zone*'s offset changes."""
+    changes = []
+    moment = datetime(year, 1, 1, tzinfo=UTC)
+    step = timedelta(hours=6)
+    while moment.year == year:
+        low, high = moment, moment + step
+        if low.astimezone(zone).utcoffset() != high.astimezone(zone).utcoffset():
+            while high - low > timedelta(minutes=1):
+                middle = low + (high - low) / 2
+                same = middle.astimezone(zone).utcoffset() == low.astimezone(zone).utcoffset()
+                low, high = (middle, high) if same else (low, middle)
+            changes.append(high)
+        moment += step
+    return changes
+
+
+CHANGES = [
+    (zone, at) for zone in DST_ZONES for year in (1996, 2024) for at in offset_changes(zone, year)
+]
+
+
+@st.composite
+def aware_pairs(draw: st.DrawFn, folds: st.SearchStrategy[int]) -> tuple[datetime, datetime]:
+    """A start and an end such that ``add_months(start, k)`` lands within hours of a DST
+    change of the start's zone (or any moment, for a fixed offset), and the end does too,
+    written in the start's zone or another."""
+    zone, moment = draw(st.sampled_from([*CHANGES, *((z, None) for z in FIXED_ZONES)]))
+    if moment is None:
+        naive = draw(st.datetimes(min_value=datetime(1990, 1, 1), max_value=datetime(2040, 1, 1)))
+        moment = naive.replace(tzinfo=UTC)
+    end_zone = draw(st.sampled_from([zone, *DST_ZONES, *FIXED_ZONES]))
+    end = (moment + timedelta(minutes=draw(st.integers(-90, 90)))).astimezone(end_zone)
+    near = (moment + timedelta(minutes=draw(st.integers(-90, 90)))).astimezone(zone)
+    wall = add_months(near.replace(tzinfo=None), -draw(st.integers(-14, 14)))
+    return wall.replace(tzinfo=zone, fold=draw(folds)), end
+
+
+def relativedelta_on_instants(start: datetime, end: datetime) -> int:
+    """relativedelta(end, start) in months, the end shown in the start's zone and compared
+    with the start by instants: it carries an equal but distinct tzinfo, and Python
+    compares two datetimes of distinct tzinfos through their UTC offsets (fold respected),
+    those of one tzinfo by their wall clocks."""
+    zone = start.tzinfo
+    assert zone is not None
+    twin = ZoneInfo.no_cache(zone.key) if isinstance(zone, ZoneInfo) else zone  # fixed: any
+    delta = relativedelta(end.astimezone(zone).replace(tzinfo=twin), start)
+    return delta.years * 12 + delta.months
+
+
+ISSUE_PAIR = (datetime(2024, 10, 3, 1, 30, tzinfo=NY), datetime(2024, 11, 3, 6, 10, tzinfo=UTC))
+
+
+@given(aware_pairs(folds=st.just(0)))
+@example(ISSUE_PAIR)
+def test_months_between_is_relativedelta_on_the_instants(pair: tuple[datetime, datetime]) -> None:
+    # fold 0 starts: relativedelta moves the start with datetime + timedelta, which resets
+    # fold, so from a fold-1 start it counts from the other occurrence (the next test)
+    start, end = pair
+    assert months_between(start, end) == relativedelta_on_instants(start, end)
+
+
+@given(aware_pairs(folds=st.integers(0, 1)), st.integers(-30, 30))
+def test_months_between_meets_its_rule_for_every_fold(
+    pair: tuple[datetime, datetime], months: int
+) -> None:
+    start, end = pair
+    assert months_between(start, end) == elapsed_reference(start, end)
+    assert months_between(start, add_months(start, months)) == months
+
+
+def test_months_between_decides_the_last_month_by_instants() -> None:
+    start = datetime(2024, 10, 3, 1, 30, tzinfo=NY)  # + 1 month: 01:30 EDT, 05:30 UTC
+    end = datetime(2024, 11, 3, 6, 10, tzinfo=UTC)  # 01:10 EST, 40 minutes after it
+    assert end.astimezone(NY).fold == 1
+    assert months_between(start, end) == 1
+    assert months_between(start, end.astimezone(NY)) == 1  # however the end is written
+    assert relativedelta(end, start).months == 1  # dateutil on the two instants agrees
+    assert months_between(start, datetime(2024, 11, 3, 5, 10, tzinfo=UTC)) == 0  # 01:10 EDT
+    assert count_months(start, end) == 2
+
+
+def test_months_between_keeps_the_starts_fold() -> None:
+    later = datetime(2030, 11, 3, 1, 30, fold=1, tzinfo=NY)  # the second 01:30, EST
+    earlier = add_months(later, -72)  # 2024-11-03 01:30 EST: repeated too, fold kept
+    assert (earlier.fold, earlier.utcoffset()) == (1, timedelta(hours=-5))
+    assert months_between(later, earlier) == -72
+    assert months_between(earlier, later) == 72
+    assert relativedelta_on_instants(later, earlier) == -71  # dateutil drops the fold
+    first = datetime(2024, 11, 3, 1, 37, tzinfo=NY)  # EDT: 58 minutes before 01:35 EST
+    assert months_between(datetime(2024, 11, 3, 1, 35, fold=1, tzinfo=NY), first) == 0
+
+
+def test_a_clock_set_back_across_a_months_start() -> None:
+    st_johns = ZoneInfo("America/St_Johns")  # 2009-11-01 00:01 NDT -> 2009-10-31 23:01 NST
+    start = datetime(2009, 10, 1, tzinfo=st_johns)
+    end = datetime(2009, 10, 31, 23, 30, fold=1, tzinfo=st_johns)  # after the shift
+    assert add_months(start, 1).astimezone(UTC) < end.astimezone(UTC)
+    assert months_between(start, end) == 1
+    assert relativedelta_on_instants(start, end) == 0  # dateutil never steps forward
+    before = datetime(2009, 11, 1, 0, 0, 30, tzinfo=st_johns)  # NDT, 29.5 minutes earlier
+    assert (count_months(before, end), months_between(before, end)) == (2, 0)
+    assert list(iter_months(before, end)) == [date(2009, 10, 1), date(2009, 11, 1)]
+
+
+# -- a tzinfo that misbehaves is named -----------------------------------------------------
+
+
+class Misbehaving(tzinfo):
+    """A tzinfo whose utcoffset each subclass gets wrong its own way."""
+
+    def dst(self, dt: datetime | None) -> timedelta:
+        return timedelta(0)
+
+    def tzname(self, dt: datetime | None) -> str:
+        return type(self).__name__
+
+
+class Flaky(Misbehaving):
+    """Answers utcoffset with an hour and None in turn, starting with *first*."""
+
+    def __init__(self, first: timedelta | None) -> None:
+        self.answers = [first, None if first is not None else timedelta(hours=1)]
+        self.calls = 0
+
+    def utcoffset(self, dt: datetime | None) -> timedelta | None:
+        self.calls += 1
+        return self.answers[self.calls % 2 - 1]
+
+
+class Raising(Misbehaving):
+    def utcoffset(self, dt: datetime | None) -> timedelta:
+        raise RuntimeError("no offsets today")
+
+
+class WrongType(Misbehaving):
+    def utcoffset(self, dt: datetime | None) -> timedelta:
+        return 3600  # type: ignore[return-value]
+
+
+class DayLong(Misbehaving):
+    def utcoffset(self, dt: datetime | None) -> timedelta:
+        return timedelta(hours=24)
+
+
+MISBEHAVING = [  # how to make the tzinfo, the error, what the message says ({side}: its name)
+    (Raising, ValueError, r"^{side}'s tzinfo <.*> gave no UTC offset for .*: no offsets today$"),
+    (WrongType, TypeError, r"^{side}'s tzinfo <.*> .* must return None or timedelta"),
+    (DayLong, ValueError, r"^{side}'s tzinfo <.*> .* strictly between"),
+    # None first: that side reads as naive, mixed with an aware other side
+    (lambda: Flaky(None), TypeError, r"^cannot mix .*{side}=datetime\.datetime\(2024"),
+]
+FUNCTIONS = [count_months, months_between, iter_months]
+
+
+@pytest.mark.parametrize(("make", "error", "message"), MISBEHAVING)
+@pytest.mark.parametrize("function", FUNCTIONS)
+def test_a_misbehaving_start_zone_is_named(
+    make: Callable[[], tzinfo],
+    error: type[Exception],
+    message: str,
+    function: Callable[..., object],
+) -> None:
+    start = datetime(2024, 1, 31, 10, tzinfo=make())
+    with pytest.raises(error, match=message.format(side="start")):
+        function(start, datetime(2024, 3, 1, tzinfo=NY))
+
+
+@pytest.mark.parametrize(("make", "error", "message"), MISBEHAVING)
+@pytest.mark.parametrize("function", FUNCTIONS)
+def test_a_misbehaving_end_zone_is_named(
+    make: Callable[[], tzinfo],
+    error: type[Exception],
+    message: str,
+    function: Callable[..., object],
+) -> None:
+    end = datetime(2024, 3, 1, 10, tzinfo=make())
+    with pytest.raises(error, match=message.format(side="end")):
+        function(datetime(2024, 1, 31, tzinfo=NY), end)
+
+
+@pytest.mark.parametrize("function", FUNCTIONS)
+def test_a_start_zone_that_answers_an_offset_then_none_is_named(
+    function: Callable[..., object],
+) -> None:
+    start = datetime(2024, 1, 31, 10, tzinfo=Flaky(timedelta(hours=1)))  # was AssertionError
+    with pytest.raises(ValueError, match=r"^start's tzinfo <.*> could not show .*2024, 3, 1"):
+        function(start, datetime(2024, 3, 1, tzinfo=NY))
+
+
+def test_an_end_zone_read_once_counts_with_the_offset_it_gave() -> None:
+    def end() -> datetime:  # 2024-02-29 23:30 UTC, by the offset its tzinfo gives first
+        return datetime(2024, 3, 1, 0, 30, tzinfo=Flaky(timedelta(hours=1)))
+
+    assert count_months(datetime(2024, 1, 31, tzinfo=UTC), end()) == 2
+    assert months_between(datetime(2024, 1, 29, 23, 31, tzinfo=UTC), end()) == 0
+    assert months_between(datetime(2024, 1, 29, 23, 30, tzinfo=UTC), end()) == 1
 
 
 def test_forty_minutes_across_a_repeated_hour() -> None:
