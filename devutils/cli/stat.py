@@ -97,7 +97,7 @@ def register(subparsers: Any) -> None:
         "delay", nargs="?", type=positive_seconds, default=1.0, help="seconds (at most a day)"
     )
     parser.add_argument("count", nargs="?", type=positive_int, help="number of rows")
-    parser.set_defaults(handler=run_stat)
+    parser.set_defaults(handler=run)
 
 
 _DOOL_ONLY = {
@@ -512,7 +512,7 @@ class _Lines:
             raise OSError(exc.errno, exc.strerror or str(exc), self.name) from exc
 
 
-def run_stat(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     if args.bits and (args.csv or args.json):
         # CSV and JSON carry bytes/s, as their keys and the Sample fields say: a unit
         # their keys do not show would be read as bytes.
