@@ -4,7 +4,7 @@ Modules: `devutils.text` and `devutils.textfiles` (one-pass multi-replace, in st
 and files), `devutils.dates` and `devutils.datecolumns` (month arithmetic, on scalars and
 columns), `devutils.batch` and `devutils.batchfinder` (ML batch-size planning, and
 probing what fits), `devutils.system` and `devutils.gpu` (resource sampling, GPUs) and
-`devutils.dstat` (which dstat is installed). The ``devutils`` command (also
+`devutils.which_dstat` (which dstat is installed). The ``devutils`` command (also
 ``python -m devutils``) has one subcommand per topic.
 """
 

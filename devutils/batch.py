@@ -30,12 +30,12 @@ __all__ = [
     "BatchPlan",
     "BatchTypeError",
     "TrainingSchedule",
-    "check_deepspeed_config",
     "check_int",
     "data_parallel_size",
     "effective_batch_size",
     "micro_batches_per_epoch",
     "plan_batch",
+    "plan_from_deepspeed",
     "scale_lr",
     "steps_for_tokens",
     "steps_per_epoch",
@@ -52,7 +52,7 @@ class BatchError(ValueError):
 
     Attributes:
         argument: The argument refused, as the function's signature spells it (for
-            `check_deepspeed_config`, the config key); None where no one argument is at
+            `plan_from_deepspeed`, the config key); None where no one argument is at
             fault (a result beyond `MAX_INT`, two arguments that exclude each other).
         value: The value refused: the argument's, or the result's.
         reason: What is wrong, worded to follow the argument's name and naming no other
@@ -639,7 +639,7 @@ def _missing_factor(train: int, world: int, *, known_key: str, known: int, missi
     return train // product
 
 
-def check_deepspeed_config(config: Mapping[str, Any], world_size: int) -> BatchPlan:
+def plan_from_deepspeed(config: Mapping[str, Any], world_size: int) -> BatchPlan:
     """Resolve DeepSpeed's three batch keys as DeepSpeed does, but exactly.
 
     ``train_batch_size = train_micro_batch_size_per_gpu x gradient_accumulation_steps x
@@ -651,9 +651,9 @@ def check_deepspeed_config(config: Mapping[str, Any], world_size: int) -> BatchP
 
     Examples:
         >>> config = {"train_batch_size": 64, "gradient_accumulation_steps": 4}
-        >>> str(check_deepspeed_config(config, world_size=2))
+        >>> str(plan_from_deepspeed(config, world_size=2))
         '8 x 4 x 2 = 64'
-        >>> check_deepspeed_config({"train_batch_size": 64, "train_micro_batch_size_per_gpu": 4,
+        >>> plan_from_deepspeed({"train_batch_size": 64, "train_micro_batch_size_per_gpu": 4,
         ...                         "gradient_accumulation_steps": 4}, 2)
         Traceback (most recent call last):
         ...

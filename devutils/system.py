@@ -7,8 +7,8 @@ divide by the measured interval, counters that go backwards or devices that come
 never give a negative or infinite rate, and a group that cannot be read is reported in
 ``Sample.missing`` (with one `SamplingWarning`) instead of failing the others.
 
-The readings and the arithmetic are `devutils.counters`'; this module gives them types.
-GPUs are `devutils.gpu`'s, and telling dstat, pcp-dstat and dool apart `devutils.dstat`'s.
+The readings and the arithmetic are `devutils.rates`'; this module gives them types.
+GPUs are `devutils.gpu`'s, and telling dstat, pcp-dstat and dool apart `devutils.which_dstat`'s.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from devutils.counters import (
+from devutils.rates import (
     DISK_FILTER,
     NIC_FILTER,
     CounterSampler,

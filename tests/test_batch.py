@@ -18,12 +18,12 @@ from devutils.batch import (
     BatchError,
     BatchPlan,
     BatchTypeError,
-    check_deepspeed_config,
     check_int,
     data_parallel_size,
     effective_batch_size,
     micro_batches_per_epoch,
     plan_batch,
+    plan_from_deepspeed,
     scale_lr,
     steps_for_tokens,
     steps_per_epoch,
@@ -135,8 +135,8 @@ BAD_INTS = [True, 4.0, "4", None, 0, -1]
         ("seq_len", lambda v: tokens_per_step(4, seq_len=v)),
         ("total_tokens", lambda v: steps_for_tokens(v, 4, seq_len=128)),
         ("base_batch", lambda v: scale_lr(1e-3, v, 64)),
-        ("world_size", lambda v: check_deepspeed_config({"train_batch_size": 8}, v)),
-        ("train_batch_size", lambda v: check_deepspeed_config({"train_batch_size": v}, 1)),
+        ("world_size", lambda v: plan_from_deepspeed({"train_batch_size": 8}, v)),
+        ("train_batch_size", lambda v: plan_from_deepspeed({"train_batch_size": v}, 1)),
         ("n", lambda v: check_int("n", v)),
     ],
 )
@@ -204,30 +204,30 @@ ERRORS: list[tuple[Callable[[], object], Callable[..., object], str, object]] = 
     (lambda: scale_lr(1e-4, 256, 1024, rule="cubic"), scale_lr, "rule", "cubic"),  # type: ignore[arg-type]
     (lambda: scale_lr(math.inf, 256, 1024), scale_lr, "base_lr", math.inf),
     (lambda: training_schedule(100, 4, epochs=1e308), training_schedule, "epochs", 1e308),
-    (lambda: check_deepspeed_config([64], 2), check_deepspeed_config, "config", [64]),  # type: ignore[arg-type]
+    (lambda: plan_from_deepspeed([64], 2), plan_from_deepspeed, "config", [64]),  # type: ignore[arg-type]
     (
-        lambda: check_deepspeed_config({"train_batch_size": "auto"}, 2),
-        check_deepspeed_config,
+        lambda: plan_from_deepspeed({"train_batch_size": "auto"}, 2),
+        plan_from_deepspeed,
         "train_batch_size",
         "auto",
     ),
     (
-        lambda: check_deepspeed_config({"gradient_accumulation_steps": 4}, 2),
-        check_deepspeed_config,
+        lambda: plan_from_deepspeed({"gradient_accumulation_steps": 4}, 2),
+        plan_from_deepspeed,
         "config",
         {"gradient_accumulation_steps": 4},
     ),
     (
-        lambda: check_deepspeed_config(
+        lambda: plan_from_deepspeed(
             {"train_batch_size": 60, "train_micro_batch_size_per_gpu": 8}, 2
         ),
-        check_deepspeed_config,
+        plan_from_deepspeed,
         "train_batch_size",
         60,
     ),
     (
-        lambda: check_deepspeed_config(DS_MISMATCH, 2),
-        check_deepspeed_config,
+        lambda: plan_from_deepspeed(DS_MISMATCH, 2),
+        plan_from_deepspeed,
         "train_batch_size",
         64,
     ),
@@ -259,7 +259,7 @@ def test_an_error_carries_its_argument_value_and_reason(
             "the effective batch is 18446744073709551616",
         ),
         (
-            lambda: check_deepspeed_config({"train_micro_batch_size_per_gpu": 2**62}, 4),
+            lambda: plan_from_deepspeed({"train_micro_batch_size_per_gpu": 2**62}, 4),
             2**64,
             "train_batch_size is 18446744073709551616",
         ),
@@ -354,15 +354,13 @@ def test_lr_and_tokens() -> None:
 
 def test_deepspeed_examples() -> None:
     assert (
-        str(check_deepspeed_config({"train_batch_size": 64, "gradient_accumulation_steps": 4}, 2))
+        str(plan_from_deepspeed({"train_batch_size": 64, "gradient_accumulation_steps": 4}, 2))
         == "8 x 4 x 2 = 64"
     )
-    assert str(check_deepspeed_config({"train_micro_batch_size_per_gpu": 4}, 8)) == "4 x 1 x 8 = 32"
-    assert str(check_deepspeed_config({"train_batch_size": 32}, 8)) == "4 x 1 x 8 = 32"
+    assert str(plan_from_deepspeed({"train_micro_batch_size_per_gpu": 4}, 8)) == "4 x 1 x 8 = 32"
+    assert str(plan_from_deepspeed({"train_batch_size": 32}, 8)) == "4 x 1 x 8 = 32"
     assert (
-        str(
-            check_deepspeed_config({"train_batch_size": 64, "train_micro_batch_size_per_gpu": 4}, 2)
-        )
+        str(plan_from_deepspeed({"train_batch_size": 64, "train_micro_batch_size_per_gpu": 4}, 2))
         == "4 x 8 x 2 = 64"
     )
 
@@ -403,7 +401,7 @@ def test_deepspeed_examples() -> None:
 )
 def test_deepspeed_errors_name_the_field(config: dict[str, object], message: str) -> None:
     with pytest.raises(BatchError, match=message.replace("(", r"\(")):
-        check_deepspeed_config(config, 2)
+        plan_from_deepspeed(config, 2)
 
 
 @given(
@@ -423,7 +421,7 @@ def test_deepspeed_any_two_infer_the_third(
         "gradient_accumulation_steps": gas,
     }
     config = {k: v for k, v in full.items() if k != drop}
-    plan = check_deepspeed_config(config, world)
+    plan = plan_from_deepspeed(config, world)
     assert plan.to_deepspeed() == full
     assert plan.devices == world
 
@@ -618,7 +616,7 @@ HUGE = 10**400
         lambda: plan_batch(64, HUGE),
         lambda: effective_batch_size(2**62, 4),
         lambda: steps_for_tokens(HUGE, 8, seq_len=4096),
-        lambda: check_deepspeed_config({"train_micro_batch_size_per_gpu": 2**62}, 4),
+        lambda: plan_from_deepspeed({"train_micro_batch_size_per_gpu": 2**62}, 4),
     ],
 )
 def test_huge_numbers_are_the_modules_error(call: Callable[[], object]) -> None:

@@ -18,7 +18,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from devutils.cli.stat import build_columns, csv_row, table_row
-from devutils.counters import SAMPLE_FIELDS, CounterSampler
+from devutils.rates import SAMPLE_FIELDS, CounterSampler
 from devutils.system import Sample
 
 if TYPE_CHECKING:

@@ -187,7 +187,7 @@ def test_rates_are_never_negative_or_infinite(before: Snapshot, after: Snapshot)
 
 
 def test_sample_fields_are_the_dataclass_fields_in_order() -> None:
-    from devutils.counters import SAMPLE_FIELDS
+    from devutils.rates import SAMPLE_FIELDS
 
     assert tuple(f.name for f in dataclasses.fields(Sample)) == SAMPLE_FIELDS
 
@@ -254,7 +254,7 @@ def test_unreadable_group_is_missing_and_warns_once(capsys: pytest.CaptureFixtur
 
 
 class FakeClock:
-    """``time`` for `devutils.counters`: sleeping moves the clock, nothing else does."""
+    """``time`` for `devutils.rates`: sleeping moves the clock, nothing else does."""
 
     def __init__(self) -> None:
         self.now = 1000.0
@@ -272,10 +272,10 @@ class FakeClock:
 
 
 def test_run_keeps_an_absolute_schedule(monkeypatch: pytest.MonkeyPatch) -> None:
-    from devutils import counters
+    from devutils import rates
 
     clock = FakeClock()
-    monkeypatch.setattr(counters, "time", clock)
+    monkeypatch.setattr(rates, "time", clock)
     sampler = Sampler(readers=fake_readers())  # type: ignore[arg-type]
     start = clock.now
     stamps = []
@@ -287,10 +287,10 @@ def test_run_keeps_an_absolute_schedule(monkeypatch: pytest.MonkeyPatch) -> None
 
 
 def test_run_skips_a_late_tick_rather_than_bunching(monkeypatch: pytest.MonkeyPatch) -> None:
-    from devutils import counters
+    from devutils import rates
 
     clock = FakeClock()
-    monkeypatch.setattr(counters, "time", clock)
+    monkeypatch.setattr(rates, "time", clock)
     sampler = Sampler(readers=fake_readers())  # type: ignore[arg-type]
     start = clock.now
     stamps = []

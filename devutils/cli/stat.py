@@ -1,6 +1,6 @@
-"""``devutils stat``: the command line of `devutils.counters` (dool-style statistics).
+"""``devutils stat``: the command line of `devutils.rates` (dool-style statistics).
 
-It reads the counters through `devutils.counters` (dicts, no dataclasses) for a fast
+It reads the counters through `devutils.rates` (dicts, no dataclasses) for a fast
 start; `devutils.gpu` only with ``--gpu``.
 """
 
@@ -21,10 +21,10 @@ TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing slows every 
 if TYPE_CHECKING:
     from typing import IO, Any
 
-    from devutils.counters import CounterSampler
     from devutils.gpu import GpuInfo
+    from devutils.rates import CounterSampler
 
-    Rates = dict[str, Any]  # a sample's fields by name (devutils.counters.compute_rates)
+    Rates = dict[str, Any]  # a sample's fields by name (devutils.rates.compute_rates)
     Getter = Callable[[Rates, list[GpuInfo]], float | None]
 
 
@@ -535,7 +535,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _stat(args: argparse.Namespace, gpus: list[GpuInfo]) -> int:
-    from devutils.counters import CounterSampler
+    from devutils.rates import CounterSampler
 
     disks, nics = _split(args.disks), _split(args.nics)
     sampler = CounterSampler(disks=disks, nics=nics, mem=bool(args.mem))

@@ -1,4 +1,4 @@
-"""``devutils which-dstat``: the command line of `devutils.dstat`."""
+"""``devutils which-dstat``: the command line of `devutils.which_dstat`."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 from dataclasses import asdict
 from typing import Any
 
-from devutils.dstat import which_dstat
+from devutils.which_dstat import which_dstat
 
 
 def register(subparsers: Any) -> None:

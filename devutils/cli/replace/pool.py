@@ -78,7 +78,7 @@ class Runner:
         # this process reaches this thread (one taken by a helper thread is not noticed
         # until the wait ends); the workers take theirs back in `_init_worker`.
         with hold_signals():
-            self.futures = [self.pool.submit(_work, self.job, chunk) for chunk in chunks]
+            self.futures = [self.pool.submit(_process_chunk, self.job, chunk) for chunk in chunks]
         for future in self.futures:
             outcomes, signum = future.result()
             if signum:  # a worker was sent a signal of its own: stop everything
@@ -117,7 +117,7 @@ def _init_worker(stop: Any) -> None:
     signal.pthread_sigmask(signal.SIG_UNBLOCK, _SIGNALS)
 
 
-def _work(job: Job, tasks: list[Task]) -> tuple[list[Outcome], int]:
+def _process_chunk(job: Job, tasks: list[Task]) -> tuple[list[Outcome], int]:
     """In a worker: the outcomes of *tasks* (those not started when the run stops are
     skipped), and the signal sent to this worker, if one cut them short (else 0)."""
     job = _received.setdefault(job.spool, job)

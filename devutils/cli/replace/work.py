@@ -105,7 +105,7 @@ def process(
         return Outcome(task.path, error=f"{shown(task.path)}: {task.error}; not searched")
     source = _Reader(advance, stop)
     try:
-        return _do(job, task.path, source, parallel=parallel)
+        return _in_mode(job, task.path, source, parallel=parallel)
     except Stopped:
         return Outcome(task.path, skipped=True)
     except FileRefusedError as exc:
@@ -124,7 +124,7 @@ def process(
         return Outcome(task.path, error=f"{shown(where)}: {exc.strerror or exc}")
 
 
-def _do(job: Job, path: str, source: _Reader, *, parallel: bool) -> Outcome:
+def _in_mode(job: Job, path: str, source: _Reader, *, parallel: bool) -> Outcome:
     if path == STDIN:
         return _stdin(job, source)
     if job.mode == "dry-run":

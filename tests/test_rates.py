@@ -1,4 +1,4 @@
-"""Tests for devutils.counters: reading /proc and psutil, the counters mapping."""
+"""Tests for devutils.rates: reading /proc and psutil, the counters mapping."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from devutils import counters
-from devutils.counters import (
+from devutils import rates
+from devutils.rates import (
     CounterSampler,
     DeviceCounters,
     ProcReader,
@@ -138,21 +138,21 @@ MEMINFO = (
 
 def test_parse_stat_vmstat_loadavg_and_meminfo() -> None:
     ticks = os.sysconf("SC_CLK_TCK")
-    assert counters.parse_stat_cpu(STAT) == tuple(t / ticks for t in (100, 2, 30, 4000, 5, 6, 7, 8))
-    assert counters.parse_stat_cpu(b"cpu  1 2 3 4\n")[4:] == (0.0, 0.0, 0.0, 0.0)
-    assert counters.parse_stat_system(STAT) == (123456, 98765)
+    assert rates.parse_stat_cpu(STAT) == tuple(t / ticks for t in (100, 2, 30, 4000, 5, 6, 7, 8))
+    assert rates.parse_stat_cpu(b"cpu  1 2 3 4\n")[4:] == (0.0, 0.0, 0.0, 0.0)
+    assert rates.parse_stat_system(STAT) == (123456, 98765)
     with pytest.raises(OSError, match="no cpu line"):
-        counters.parse_stat_cpu(b"intr 1\n")
+        rates.parse_stat_cpu(b"intr 1\n")
     with pytest.raises(OSError, match="no intr or ctxt"):
-        counters.parse_stat_system(b"cpu  1 2 3 4\n")
+        rates.parse_stat_system(b"cpu  1 2 3 4\n")
     page = os.sysconf("SC_PAGE_SIZE")
     vmstat = b"nr_free_pages 5\npswpin 3\npswpout 4\npgalloc 9\n"
-    assert counters.parse_vmstat_paging(vmstat) == (3 * page, 4 * page)
+    assert rates.parse_vmstat_paging(vmstat) == (3 * page, 4 * page)
     with pytest.raises(OSError, match="pswpout"):
-        counters.parse_vmstat_paging(b"nr_free_pages 5\npswpin 3\n")
-    assert counters.parse_loadavg(b"0.25 1.50 12.00 2/79 19584\n") == (0.25, 1.5, 12.0)
+        rates.parse_vmstat_paging(b"nr_free_pages 5\npswpin 3\n")
+    assert rates.parse_loadavg(b"0.25 1.50 12.00 2/79 19584\n") == (0.25, 1.5, 12.0)
     kib = 1024
-    used, free, cached, available = counters.parse_meminfo(MEMINFO)
+    used, free, cached, available = rates.parse_meminfo(MEMINFO)
     assert (free, cached, available) == (2000000 * kib, 5500000 * kib, 9000000 * kib)
     assert used == (16000000 - 9000000) * kib
 

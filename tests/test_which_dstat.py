@@ -1,4 +1,4 @@
-"""Tests for devutils.dstat: the original dstat, pcp-dstat and dool told apart."""
+"""Tests for devutils.which_dstat: the original dstat, pcp-dstat and dool told apart."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from devutils.dstat import which_dstat
+from devutils.which_dstat import which_dstat
 
 ORIGINAL = """#!/usr/bin/python3
 ### This program is free software; you can redistribute it and/or modify
