@@ -40,7 +40,9 @@ if TYPE_CHECKING:
     """A single value beside a column, used for each of its rows."""
 
 __all__ = [
+    "DateOrderError",
     "DateRangeError",
+    "MixedDatesError",
     "add_months",
     "count_months",
     "days_in_month",
@@ -82,6 +84,45 @@ def _check_date(name: str, value: object) -> date:
 class DateRangeError(ValueError, OverflowError):
     """A result outside years 1..9999: a ValueError, and an OverflowError as Python's own
     date arithmetic raises."""
+
+
+class DateOrderError(ValueError):
+    """*end* is before *start* where a closed range needs it not to be; ``start`` and
+    ``end`` are the values given.
+
+    Examples:
+        >>> try:
+        ...     count_months(date(2024, 3, 5), date(2024, 1, 15))
+        ... except DateOrderError as error:
+        ...     print(error.start, error.end)
+        2024-03-05 2024-01-15
+    """
+
+    def __init__(self, start: object, end: object) -> None:
+        super().__init__(f"end must not be before start, got start={start!r}, end={end!r}")
+        self.start = start
+        self.end = end
+
+
+class MixedDatesError(TypeError):
+    """*start* and *end* cannot be compared: an aware datetime beside a naive one or a
+    date. ``kinds`` names what each is (``"an aware datetime"``, ``"a naive datetime"``,
+    ``"a date"``).
+
+    Examples:
+        >>> from datetime import timezone
+        >>> try:
+        ...     count_months(date(2024, 1, 1), datetime(2024, 2, 1, tzinfo=timezone.utc))
+        ... except MixedDatesError as error:
+        ...     print(error.kinds)
+        ('a date', 'an aware datetime')
+    """
+
+    def __init__(self, start: object, end: object, kinds: tuple[str, str]) -> None:
+        super().__init__(f"cannot mix {kinds[0]} and {kinds[1]}: start={start!r}, end={end!r}")
+        self.start = start
+        self.end = end
+        self.kinds = kinds
 
 
 _NS = 1000  # nanoseconds in a microsecond
@@ -220,14 +261,13 @@ def _pair(start: object, end: object) -> _Pair:
     e = _check_date("end", end)
     s_offset, e_offset = _utcoffset("start", s), _utcoffset("end", e)
     if (s_offset is None) != (e_offset is None):
-        kinds = [
+        first, second = (
             "an aware datetime"
             if offset is not None
             else ("a naive datetime" if isinstance(v, datetime) else "a date")
             for offset, v in ((s_offset, s), (e_offset, e))
-        ]
-        msg = f"cannot mix {kinds[0]} and {kinds[1]}: start={start!r}, end={end!r}"
-        raise TypeError(msg)
+        )
+        raise MixedDatesError(start, end, (first, second))
     s_wall, e_wall = _wall(s), _wall(e)
     if (
         not isinstance(s, datetime)
@@ -243,8 +283,7 @@ def _pair(start: object, end: object) -> _Pair:
 def _touched(start: object, end: object, pair: _Pair) -> int:
     """How many calendar months the range of *pair* touches on the start's wall clock."""
     if pair.order < 0:
-        msg = f"end must not be before start, got start={start!r}, end={end!r}"
-        raise ValueError(msg)
+        raise DateOrderError(start, end)
     # Where a DST shift at midnight sets the wall clock back across the start of a month,
     # the range still touches both months.
     months = (pair.end.year - pair.start.year) * _MONTHS + (pair.end.month - pair.start.month)
@@ -347,12 +386,11 @@ def count_months(start: Any, end: Any) -> Any:
         >>> count_months(date(2024, 3, 5), date(2024, 1, 15))
         Traceback (most recent call last):
         ...
-        ValueError: end must not be before start, got start=datetime.date(2024, 3, 5), ...
+        devutils.dates.DateOrderError: end must not be before start, got start=...)
     """
     if _plain(start, end):
         if end < start:
-            msg = f"end must not be before start, got start={start!r}, end={end!r}"
-            raise ValueError(msg)
+            raise DateOrderError(start, end)
         return (end.year - start.year) * _MONTHS + (end.month - start.month) + 1
     if not (isinstance(start, date) and isinstance(end, date)) and (cols := _columns(start, end)):
         return cols.count_months(start, end)

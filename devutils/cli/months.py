@@ -51,7 +51,13 @@ def parse_iso(name: str, text: str) -> date:
 
 
 def run(args: argparse.Namespace) -> int:
-    from devutils.dates import count_months, iter_months, months_between
+    from devutils.dates import (
+        DateOrderError,
+        MixedDatesError,
+        count_months,
+        iter_months,
+        months_between,
+    )
 
     start = parse_iso("START", args.start)
     end = parse_iso("END", args.end)
@@ -63,10 +69,13 @@ def run(args: argparse.Namespace) -> int:
                 print(f"{month.year:04d}-{month.month:02d}")
         else:
             print(count_months(start, end))
-    except (TypeError, ValueError) as exc:
-        # The library shows the values as Python objects: show what was typed instead.
-        message = str(exc).replace(f"start={start!r}", f"START {args.start!r}")
-        message = message.replace(f"end={end!r}", f"END {args.end!r}")
-        message = message.replace("end must not be before start", "END is before START")
-        raise CliError(message) from exc
+    except DateOrderError as exc:  # the values as typed, not as Python objects
+        msg = f"END is before START, got START {args.start!r}, END {args.end!r}"
+        raise CliError(msg) from exc
+    except MixedDatesError as exc:
+        first, second = exc.kinds
+        msg = f"cannot mix {first} and {second}: START {args.start!r}, END {args.end!r}"
+        raise CliError(msg) from exc
+    except (TypeError, ValueError) as exc:  # a range past year 9999
+        raise CliError(str(exc)) from exc
     return 0
