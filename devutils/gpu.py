@@ -194,14 +194,26 @@ def _run(tool: str, command: list[str], timeout: float) -> str:
     import signal
     import subprocess
 
-    process = subprocess.Popen(
-        command,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        stdin=subprocess.DEVNULL,
-        start_new_session=True,
-    )
+    # A Ctrl-C inside Popen, after the tool started but before Popen returned, would
+    # leave the tool running: the signals wait until the try below can kill it.
+    hold = getattr(signal, "pthread_sigmask", None)  # None on Windows
+    stopping = {signal.SIGINT, signal.SIGTERM, getattr(signal, "SIGHUP", signal.SIGTERM)}
+    previous = hold(signal.SIG_BLOCK, stopping) if hold else None
     try:
+        process = subprocess.Popen(
+            command,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    except BaseException:
+        if hold:
+            hold(signal.SIG_SETMASK, previous)
+        raise
+    try:
+        if hold:
+            hold(signal.SIG_SETMASK, previous)  # a Ctrl-C held meanwhile arrives here
         out, _ = process.communicate(timeout=timeout)
     except BaseException as exc:
         try:

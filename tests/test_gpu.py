@@ -5,11 +5,12 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+import signal
 import sys
 import threading
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from hypothesis import given
@@ -591,3 +592,27 @@ def test_every_vendor_has_the_same_fields(
     everyone = gpu_snapshot(backends=["nvidia-smi", "amd", "apple"])
     assert [g.vendor for g in everyone] == ["nvidia", "amd", "amd", "apple"]
     assert len({tuple(sorted(dataclasses.asdict(g))) for g in everyone}) == 1
+
+
+@pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="POSIX signal masks")
+def test_ctrl_c_while_the_tool_starts_still_kills_it(
+    fake_smi: FakeSmi, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import subprocess
+
+    fake_smi.serve("h200__590.48.01__load__query-gpu.csv")
+    fake_smi.hang(600)
+    started: list[subprocess.Popen[bytes]] = []
+    real_popen = subprocess.Popen
+
+    def popen(*args: Any, **kwargs: Any) -> subprocess.Popen[bytes]:
+        process = real_popen(*args, **kwargs)
+        started.append(process)
+        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C before Popen has returned
+        return process
+
+    monkeypatch.setattr(subprocess, "Popen", popen)
+    with pytest.raises(KeyboardInterrupt):
+        gpu_probe(timeout=60, backends=["nvidia-smi"])
+    (process,) = started
+    assert process.returncode is not None  # killed and reaped, not left running
