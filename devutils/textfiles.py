@@ -448,11 +448,14 @@ class AtomicRewrite:
         """Open the file and lock it. A rewrite that held the lock meanwhile renamed a new
         file over the name: then open and lock that one, as often as that happens."""
         for _ in range(_OPEN_ATTEMPTS):
-            source = open(self.real, "rb")  # noqa: SIM115 - closed by __exit__
+            # Non-blocking, so that a FIFO is refused, not waited on for a writer.
+            descriptor = os.open(self.real, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+            source = os.fdopen(descriptor, "rb")
             try:
                 info = os.fstat(source.fileno())
                 if not stat.S_ISREG(info.st_mode):
                     raise FileRefusedError(self.name, "is not a regular file", "not-regular")
+                os.set_blocking(descriptor, True)
                 if not _lock(source) or _still_named(self.real, info):
                     return source  # (without a lock there is nothing to wait for)
             except BaseException:

@@ -1274,3 +1274,15 @@ def test_the_map_file_is_never_rewritten(
         "devutils replace: error: glossary.tsv is the --map file: it is never rewritten\n",
     )
     assert (repository / "glossary.tsv").read_bytes() == b"colour\tcolor\n"
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+@pytest.mark.parametrize("mode", ["--in-place", "--dry-run", "--diff", "--count"])
+def test_a_fifo_is_refused_in_every_mode_without_waiting_for_a_writer(
+    tmp_path: Path, mode: str
+) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    result = run_replace([mode, "--pair", "a", "b", str(fifo)], timeout=60)
+    assert result.returncode == 1
+    assert result.stderr.startswith(f"devutils replace: {fifo}: is not a regular file".encode())
