@@ -453,10 +453,13 @@ def frozen_mid_rewrite(
     *,
     after: int = 0,
     paths: Sequence[Path] = (),
+    unfinished: Path | None = None,
 ) -> list[Path]:
     """Stop *process*'s group (SIGSTOP) while a rewrite's temporary file exists in *folder*
-    (and, with *after*, once that many of *paths* are rewritten); return the temporary
-    files. The caller sends SIGCONT (`thaw`)."""
+    (and, with *after*, once that many of *paths* are rewritten; with *unfinished*, while
+    the temporary file is still shorter than that file: the rewrite is still writing,
+    before its last check that the file is unchanged); return the temporary files. The
+    caller sends SIGCONT (`thaw`)."""
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         assert process.poll() is None, "the run ended before it could be caught mid-rewrite"
@@ -466,6 +469,9 @@ def frozen_mid_rewrite(
             while not _all_stopped(process.pid):
                 time.sleep(0.001)
             caught = list(folder.glob(".*.devutils-tmp"))
+            if unfinished is not None:
+                size = unfinished.stat().st_size
+                caught = [p for p in caught if p.exists() and p.stat().st_size < size]
             if caught:
                 return caught
             thaw(process)  # between two files: try again
@@ -626,7 +632,7 @@ def test_a_file_changed_during_the_rewrite_is_left_to_the_other_writer(tmp_path:
     temporary.mkdir()
     (path,), table = slow_inputs(folder, files=1)
     process = devutils_replace(["--in-place", str(path)], table, temporary, stderr=subprocess.PIPE)
-    frozen_mid_rewrite(process, folder)
+    frozen_mid_rewrite(process, folder, unfinished=path)
     path.write_text("another writer's text\n", encoding="utf-8")  # like an editor saving
     thaw(process)
     _, err = process.communicate(timeout=60)
