@@ -457,9 +457,9 @@ def frozen_mid_rewrite(
 ) -> list[Path]:
     """Stop *process*'s group (SIGSTOP) while a rewrite's temporary file exists in *folder*
     (and, with *after*, once that many of *paths* are rewritten; with *unfinished*, while
-    the temporary file is still shorter than that file: the rewrite is still writing,
-    before its last check that the file is unchanged); return the temporary files. The
-    caller sends SIGCONT (`thaw`)."""
+    the temporary file holds some but not all of that file's length: the rewrite has read
+    the old text and is still writing, before its last check that the file is unchanged);
+    return the temporary files. The caller sends SIGCONT (`thaw`)."""
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         assert process.poll() is None, "the run ended before it could be caught mid-rewrite"
@@ -471,7 +471,7 @@ def frozen_mid_rewrite(
             caught = list(folder.glob(".*.devutils-tmp"))
             if unfinished is not None:
                 size = unfinished.stat().st_size
-                caught = [p for p in caught if p.exists() and p.stat().st_size < size]
+                caught = [p for p in caught if p.exists() and 0 < p.stat().st_size < size]
             if caught:
                 return caught
             thaw(process)  # between two files: try again
