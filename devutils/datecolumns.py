@@ -16,7 +16,7 @@ module itself (their objects bring them).
   ``numpy.datetime64("NaT")``) is missing in every row.
 * A result has the type of the first column given: a numpy array, a pandas Series with
   the same index (a DatetimeIndex gives an Index), a polars Series; an aware single
-  value moved by a numpy column of n gives an object array of ``Timestamp``s.
+  value moved by a numpy column of n gives an object array of ``Timestamp`` objects.
 * Errors name the first offending position (0-based, whatever a pandas index says):
   a reversed pair and a value outside years 1..9999 are ValueErrors, a result of
   `add_months` outside them an OverflowError (`devutils.dates` raises its
