@@ -325,13 +325,14 @@ def rss_bytes() -> int:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--repeats", type=int, help="rounds per engine (default: 5, quick 3)")
     parser.add_argument("--json", type=Path, help="also write the results here")
     parser.add_argument(
         "--skip-throughput", action="store_true", help="only the build and two-key parts"
     )
     args = parser.parse_args()
     counts = [10, 1000, 100_000] if args.quick else [10, 100, 1000, 10_000, 100_000]
-    repeats = 3 if args.quick else 5
+    repeats = args.repeats or (3 if args.quick else 5)
     budget = 1.0 if args.quick else 2.0
     results: list[dict[str, object]] = []
     print(

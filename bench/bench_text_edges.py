@@ -3,20 +3,25 @@
 Run from the repository root after ``python3 -m pip install -e . --group bench``::
 
     python3 bench/bench_text_edges.py
+    python3 bench/bench_text_edges.py --against HEAD --rounds 5
     python3 bench/bench_text_edges.py --against ../old-checkout/.venv/bin/python
 
 Every measurement runs in a fresh interpreter, so that its peak RSS (VmHWM) is its own.
-``--against`` names a second interpreter with another devutils installed (an older
-checkout, say); each case then runs on both, alternately, and the table shows the ratio.
+``--against`` names another devutils: a git revision of this repository (its package is
+copied with ``git show`` into a temporary folder and imported from there, by this
+interpreter) or a second interpreter with another devutils installed. Each case then
+runs on both, taking turns, *rounds* times, and the table shows the medians' ratio.
 Only public names are used, so any devutils version with ``Replacer`` can be compared.
 
-Three parts:
+Four parts:
 
 1. Throughput in MB/s (median of 5) with default options, ``ignore_case`` and
    ``whole_words``, at 100, 10,000 and 100,000 keys, on English and Japanese text.
 2. The cost of a few length-changing case foldings: 1 MB of English, 10,000 keys,
    ``ignore_case``, as it is and with one ``ß`` and one ``ﬁ`` in every 100 kB.
 3. Peak memory: 10 MB of English with 100,000 keys, default options.
+4. Per call on a short string: the two-key Japanese sentence, through a built
+   ``Replacer`` and through ``multi_replace``.
 
 Parts 2 and 3 run with two key sets (`KEYSETS`).
 """
@@ -25,13 +30,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import NamedTuple
 
 BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent
 CORPUS = BENCH.parent.parent / "shared" / "corpus"
 CORPORA = {
     "English": CORPUS / "tinyshakespeare.txt",
@@ -44,11 +52,30 @@ KEYSETS = ["drawn", "words"]
 match every few characters."""
 
 CHILD = r"""
-import collections, hashlib, json, re, statistics, sys, time
+import collections, hashlib, json, re, statistics, sys, time, timeit
+if PACKAGE:
+    sys.path.insert(0, PACKAGE)
 sys.path.insert(0, BENCH)
 from bench_text import draw_keys
 import devutils.text
-from devutils.text import Replacer
+from devutils.text import Replacer, multi_replace
+
+if CASE.get("per_call"):  # part 4: seconds per call, the median of 7 bests of 5
+    small = {"ストロベリー": "strawberry", "パイナップル": "pineapple"}
+    sentence = "ストロベリーパフェとパイナップルジュース"
+    replacer = Replacer(small)
+    call = {
+        "Replacer": lambda: replacer.replace(sentence),
+        "multi_replace": lambda: multi_replace(sentence, small),
+    }[CASE["per_call"]]
+    loops = 20_000
+    bests = [min(timeit.repeat(call, number=loops, repeat=5)) / loops for _ in range(7)]
+    print(json.dumps({
+        "seconds": statistics.median(bests),
+        "module": devutils.text.__file__,
+        "sha": hashlib.sha256(call().encode()).hexdigest()[:12],
+    }))
+    sys.exit()
 
 def hwm():
     for line in open("/proc/self/status"):
@@ -92,12 +119,46 @@ print(json.dumps({
 """
 
 
-def run_case(python: str, case: dict[str, object]) -> dict[str, object]:
-    code = f"import json\nBENCH = {str(BENCH)!r}\nCASE = json.loads({json.dumps(case)!r})\n" + CHILD
+class Version(NamedTuple):
+    """A devutils to measure: *python* imports it, from *package* (a folder) if given."""
+
+    python: str
+    package: str | None = None
+
+    def __str__(self) -> str:
+        return self.python if self.package is None else f"{self.python} with {self.package}"
+
+
+def version_of(against: str) -> Version:
+    """*against* as a `Version`: an interpreter, or a git revision of this repository,
+    whose ``devutils/*.py`` are copied into a temporary folder (``git show``)."""
+    if os.access(against, os.X_OK) and Path(against).is_file():
+        return Version(against)
+    folder = Path(tempfile.mkdtemp(prefix="devutils-bench-"))
+    (folder / "devutils").mkdir()
+
+    def git(*args: str) -> str:
+        return subprocess.run(
+            ["git", *args], cwd=ROOT, capture_output=True, text=True, check=True
+        ).stdout
+
+    for name in git("ls-tree", "--name-only", f"{against}:devutils").split():
+        if name.endswith(".py"):
+            source = git("show", f"{against}:devutils/{name}")
+            (folder / "devutils" / name).write_text(source, encoding="utf-8")
+    return Version(sys.executable, str(folder))
+
+
+def run_case(version: Version, case: dict[str, object]) -> dict[str, object]:
+    code = (
+        f"import json\nBENCH = {str(BENCH)!r}\nPACKAGE = {version.package!r}\n"
+        f"CASE = json.loads({json.dumps(case)!r})\n" + CHILD
+    )
     # -P and a neutral working directory: the devutils imported is the one installed
-    # for *python*, never a checkout that happens to be the current directory.
+    # for the interpreter (or the copied package), never a checkout that happens to be
+    # the current directory.
     done = subprocess.run(
-        [python, "-P", "-c", code],
+        [version.python, "-P", "-c", code],
         capture_output=True,
         text=True,
         check=False,
@@ -109,13 +170,15 @@ def run_case(python: str, case: dict[str, object]) -> dict[str, object]:
     return dict(json.loads(done.stdout))
 
 
-def measure(pythons: list[str], case: dict[str, object], rounds: int) -> list[dict[str, object]]:
-    """Run *case* on every interpreter, *rounds* times alternately; keep each one's median."""
-    runs: list[list[dict[str, object]]] = [[] for _ in pythons]
+def measure(
+    versions: list[Version], case: dict[str, object], rounds: int
+) -> list[dict[str, object]]:
+    """Run *case* on every version, *rounds* times, taking turns; keep each one's median."""
+    runs: list[list[dict[str, object]]] = [[] for _ in versions]
     for round_ in range(rounds):
-        order = range(len(pythons)) if round_ % 2 == 0 else reversed(range(len(pythons)))
+        order = range(len(versions)) if round_ % 2 == 0 else reversed(range(len(versions)))
         for index in order:
-            runs[index].append(run_case(pythons[index], case))
+            runs[index].append(run_case(versions[index], case))
     best = []
     for results in runs:
         good = [r for r in results if "error" not in r]
@@ -135,6 +198,9 @@ def show(label: str, results: list[dict[str, object]], unit: str = "speed") -> s
         elif unit == "speed":
             speed = float(result["mb"]) / float(result["seconds"])  # type: ignore[arg-type]
             cells.append(f"{speed:8.2f} MB/s {result['sha']}")
+        elif unit == "ns":
+            nanoseconds = float(result["seconds"]) * 1e9  # type: ignore[arg-type]
+            cells.append(f"{nanoseconds:8.0f} ns   {result['sha']}")
         else:
             cells.append(
                 f"{float(result['seconds']):6.3f} s {float(result['peak_mib']):6.0f} MiB"  # type: ignore[arg-type]
@@ -149,17 +215,39 @@ def show(label: str, results: list[dict[str, object]], unit: str = "speed") -> s
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--against", help="a second Python with another devutils installed")
-    parser.add_argument("--rounds", type=int, default=2, help="runs per case and interpreter")
+    parser.add_argument(
+        "--against", help="another devutils: a git revision (HEAD) or a Python with one installed"
+    )
+    parser.add_argument("--rounds", type=int, default=2, help="runs per case and version")
+    parser.add_argument("--parts", default="1234", help="the parts to run (default: 1234)")
     parser.add_argument("--json", type=Path, help="also write the results here")
     args = parser.parse_args()
-    pythons = [sys.executable] + ([args.against] if args.against else [])
+    versions = [Version(sys.executable)] + ([version_of(args.against)] if args.against else [])
     print(f"median of 5 replaces, {args.rounds} runs each; devutils.text from:")
     probe = {"corpus": str(CORPORA["English"]), "keys": 10, "options": {}, "chars": 10}
     probe |= {"special_every": 0, "keyset": "drawn", "repeats": 1}
-    for python in pythons:
-        print(f"  {python}: {run_case(python, probe).get('module', 'error')}")
+    for version in versions:
+        print(f"  {version}: {run_case(version, probe).get('module', 'error')}")
     report: list[dict[str, object]] = []
+    if "1" in args.parts:
+        throughput(versions, args.rounds, report)
+    if "2" in args.parts:
+        foldings(versions, args.rounds, report)
+    if "3" in args.parts:
+        peak_memory(versions, args.rounds, report)
+    if "4" in args.parts:
+        print("\n4. Per call: the two-key Japanese sentence (median of 7 bests of 5)")
+        for name in ["Replacer", "multi_replace"]:
+            case: dict[str, object] = {"per_call": name}
+            results = measure(versions, case, args.rounds)
+            print(show(name, results, unit="ns"), flush=True)
+            report.append({"case": case, "results": results})
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=1))
+    return 0
+
+
+def throughput(versions: list[Version], rounds: int, report: list[dict[str, object]]) -> None:
 
     print("\n1. Throughput, whole corpus (about 1 MB)")
     for corpus, path in CORPORA.items():
@@ -174,11 +262,13 @@ def main() -> int:
                     "keyset": "drawn",
                     "repeats": 5,
                 }
-                results = measure(pythons, case, args.rounds)
+                results = measure(versions, case, rounds)
                 label = f"{corpus}, {keys:,} keys{', ' + option if option else ''}"
                 print(show(label, results), flush=True)
                 report.append({"case": case, "results": results})
 
+
+def foldings(versions: list[Version], rounds: int, report: list[dict[str, object]]) -> None:
     print("\n2. One length-changing folding (ß, ﬁ) per 100 kB: 1 MB English, 10,000 keys")
     english = str(CORPORA["English"])
     for keyset in KEYSETS:
@@ -192,12 +282,15 @@ def main() -> int:
                 "keyset": keyset,
                 "repeats": 5,
             }
-            results = measure(pythons, case, args.rounds)
+            results = measure(versions, case, rounds)
             label = f"{keyset} keys, {'with ß and ﬁ' if every else 'without'}"
             print(show(f"ignore_case, {label}", results, unit="memory"), flush=True)
             report.append({"case": case, "results": results})
 
+
+def peak_memory(versions: list[Version], rounds: int, report: list[dict[str, object]]) -> None:
     print("\n3. Peak memory: 10 MB English, 100,000 keys, default options")
+    english = str(CORPORA["English"])
     for keyset in KEYSETS:
         case = {
             "corpus": english,
@@ -208,16 +301,13 @@ def main() -> int:
             "keyset": keyset,
             "repeats": 1,
         }
-        results = measure(pythons, case, 1)
+        results = measure(versions, case, rounds)
         print(show(f"{keyset} keys", results, unit="memory"))
-        for python, result in zip(pythons, results, strict=True):
+        for version, result in zip(versions, results, strict=True):
             if "error" not in result:
                 setup = float(result["setup_mib"])  # type: ignore[arg-type]
-                print(f"    {python}: {setup:.0f} MiB before Replacer")
+                print(f"    {version}: {setup:.0f} MiB before Replacer")
         report.append({"case": case, "results": results})
-    if args.json:
-        args.json.write_text(json.dumps(report, indent=1))
-    return 0
 
 
 if __name__ == "__main__":

@@ -1,81 +1,343 @@
-"""Find literal keys in a text, leftmost-longest: the three engines behind `devutils.text`.
+"""Find literal keys in a text, leftmost-longest: `Search`, the one way `devutils.text` searches.
 
-Every engine answers the same question, ``spans(text, start, stop)``: the leftmost-longest
-``(key_index, start, end)`` of the keys in ``text[start:stop]``, in that piece's positions
-(0 is *start*), with ``text[start - 1]`` as the context before (for whole words) and
-*stop* taken as the end of the text. They give identical answers; they differ in speed.
+``Search(keys).finditer(text, pos)`` yields the leftmost-longest matches of the keys in
+``text[pos:]`` as ``(key_index, start, end)``, in the text's own positions; and
+``Search(keys, replacements=...).subn(text)`` replaces them. How they are found is the
+search's own business, decided when it is built:
 
-* `PatternSearch` (``"re"``): a compiled pattern, a longest-first alternation or, for
-  whole words, a trie-shaped pattern between word-boundary lookarounds.
-* `AutomatonSearch` (``"automaton"``): Aho-Corasick, leftmost-longest (`ahocorasick_rs`).
-  For whole words the text is searched with the gaps where a word may start or end marked
-  in it; for ``ignore_case`` it is case-folded first, with each character that folds to
-  several (``"ß"`` -> ``"ss"``) standing as one placeholder that the keys' spellings with
-  those characters match (a second automaton, built when a text first needs it). It
-  hands a text that holds its markers (U+0002 and U+0003, control characters) or
-  placeholders (U+10FF00..U+10FFFF, private use) to the exact engine.
-* `ExactSearch` (``"exact"``): every overlapping occurrence, filtered and resolved
-  leftmost-longest in Python: the slow, obviously correct path.
+* Engines. A `re` pattern (`_Pattern`): a longest-first alternation or, for whole words,
+  a trie-shaped pattern between word-boundary lookarounds. Aho-Corasick (`_Automaton`,
+  leftmost-longest, `ahocorasick_rs`). Every overlapping occurrence, filtered and resolved
+  leftmost-longest in Python (`_Overlapping`), for the rare text the automaton cannot
+  take. They give identical answers; they differ in speed, and ``engine=`` forces one.
+* Windows. A long text is searched `WINDOW` characters at a time (`_Window`), so memory
+  holds one window's matches, never every match at once.
+* Whole words. The automaton searches the text with the gaps where a word may start or
+  end marked in it (`_mark_words`); `subn` replaces in the marked text and then removes
+  the markers, `finditer` gives the matches in the text's positions.
+* Case folding. The automaton searches the case-folded text, with each character that
+  folds to several (``"ß"`` -> ``"ss"``) standing as one placeholder that the keys'
+  spellings with those characters match (a second automaton, built when a text first
+  needs it). A text that holds its markers (U+0002 and U+0003, control characters) or
+  placeholders (U+10FF00..U+10FFFF, private use) goes to `_Overlapping`.
 
-Word characters are Unicode's (UTS #18 Annex C, the `regex` package's ``\\w``). Lone
+Word characters are Unicode's (UTS #18 Annex C, the `regex` package's ``\\w``). `regex`
+decides which characters are word characters (once per character) and is never the
+search itself: a `regex` pattern is slower than these engines (docs/text.md). Lone
 surrogates (from ``surrogateescape``) are in no key, so no match crosses one.
-
-`regex` decides which characters are word characters (once per character) and is never
-the search itself: in bench/bench_text.py a trie-shaped `regex` pattern between ``\\w``
-lookarounds replaces whole words 3.1x (100 keys) to 34x (10,000 keys, Japanese) slower
-than these engines, and with ``IGNORECASE | FULLCASE`` (as exact as `str.casefold`) 5.7x
-to 37x slower than case-folding the text and searching it with the automaton.
 """
 
 from __future__ import annotations
 
+import bisect
 import functools
+import itertools
+import operator
 import re
-from typing import Any, Final
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple
 
 import ahocorasick_rs
 
-__all__ = [
-    "SURROGATES",
-    "AutomatonSearch",
-    "ExactSearch",
-    "PatternSearch",
-    "Span",
-    "holds_internal",
-    "is_word_char",
-    "marked_cut",
-    "unmark",
-    "unmarked_length",
-]
+if TYPE_CHECKING:
+    import regex
 
-Span = tuple[int, int, int]
-"""``(key_index, start, end)`` of one match, *start* and *end* in the searched piece."""
+__all__ = ["SURROGATES", "WINDOW", "Engine", "Match", "Search", "is_word_char"]
 
-SPELLINGS_MAX: Final = 64
+Engine = Literal["auto", "re", "automaton", "overlapping"]
+"""``"auto"`` picks per text; the others force one engine (for tests and benchmarks)."""
+Match = tuple[int, int, int]
+"""``(key_index, start, end)`` of one match."""
+
+WINDOW: Final = 1 << 18
+"""Characters of a long text searched at a time."""
+SURROGATES: Final = re.compile("[\ud800-\udfff]+")
+"""Finds a run of lone surrogates (``surrogateescape``'s undecodable bytes): a key must
+hold none, and the engines search between them."""
+
+_SMALL: Final = 16
+"""Case-sensitive mappings of at most this many keys use a `re` alternation..."""
+_SHORT: Final = 2000
+"""...on texts shorter than this; longer texts, Aho-Corasick (measured in bench/)."""
+_TRIE_MAX: Final = 500
+"""Case-sensitive whole words up to this many keys use a trie-shaped `re` pattern where
+stdlib `re`'s word characters are Unicode's (measured in bench/bench_text_edges.py)."""
+_SPELLINGS_MAX: Final = 64
 """Spellings of one key with placeholders beyond which texts with multi-character
-foldings go to the exact engine."""
+foldings go to `_Overlapping`."""
 _PRIVATE_FIRST: Final = 0x10FF00
 _START: Final = "\x02"
 _END: Final = "\x03"
-"""Markers of the gaps where a whole word may start or end (see `mark_words`)."""
+"""Markers of the gaps where a whole word may start or end (see `_mark_words`)."""
 _MARKERS: Final = _START + _END
-INTERNAL: Final = re.compile("[\x02\x03\U0010ff00-\U0010ffff]")
+_INTERNAL: Final = re.compile("[\x02\x03\U0010ff00-\U0010ffff]")
 """Finds the characters the automaton uses as markers and placeholders."""
 _PLACEHOLDERS: Final = re.compile("[\U0010ff00-\U0010ffff]")
 """Finds a placeholder in a text; needed only where the text folds to a longer one, the
 one case the keys' spellings with placeholders search it."""
-SURROGATES: Final = re.compile("[\ud800-\udfff]+")
-"""Finds a run of lone surrogates (``surrogateescape``'s undecodable bytes): no key holds
-one, so the engines search between them."""
+_START_OF: Final = operator.itemgetter(1)
 
 
-# -- word characters ---------------------------------------------------------------------
+# -- the search ----------------------------------------------------------------------------
+
+
+class Search:
+    """The leftmost-longest matches of literal keys, found by whichever engine fits a text.
+
+    Two ways in: `finditer`, the matches in the text's positions, and `subn`, which
+    replaces them: `finditer`'s matches joined with their *replacements*, at the speed
+    of C where the engine allows (a `re` pattern's own ``subn``, or each window's matches
+    joined in its own positions, whole words in the marked text), without the Python
+    step per match that puts it in the text's positions.
+
+    Args:
+        keys: Non-empty strings without lone surrogates, distinct (after case folding,
+            with *ignore_case*); `devutils.text.Replacer` checks them.
+        ignore_case: Match with full Unicode case folding (`str.casefold`).
+        whole_words: Match only where the characters just before and just after the
+            match are not word characters (`is_word_char`).
+        engine: ``"auto"`` picks per text; ``"re"``, ``"automaton"`` or ``"overlapping"``
+            forces one (``"automaton"`` still hands `_Overlapping` the texts it cannot take).
+        replacements: For `subn`: each key's replacement, in the keys' order, or a
+            function of the key's index and the matched text that returns it.
+
+    Raises:
+        ValueError: If *engine* is unknown, or ``"re"`` with *ignore_case*.
+
+    Examples:
+        >>> search = Search(["new", "new york"], replacements=["old", "NYC"])
+        >>> list(search.finditer("new york, new"))
+        [(1, 0, 8), (0, 10, 13)]
+        >>> search.subn("new york, new")
+        ('NYC, old', 2)
+        >>> list(Search(["b"], whole_words=True).finditer("ab b", 1))
+        [(0, 3, 4)]
+    """
+
+    def __init__(
+        self,
+        keys: Sequence[str],
+        *,
+        ignore_case: bool = False,
+        whole_words: bool = False,
+        engine: Engine = "auto",
+        replacements: Sequence[str] | Callable[[int, str], str] | None = None,
+    ) -> None:
+        if engine not in ("auto", "re", "automaton", "overlapping"):
+            msg = f"engine must be 'auto', 're', 'automaton' or 'overlapping', got {engine!r}"
+            raise ValueError(msg)
+        if engine == "re" and ignore_case:
+            msg = "engine 're' does not fold case: use 'auto', 'automaton' or 'overlapping'"
+            raise ValueError(msg)
+        given = list(keys)
+        keys = [key.casefold() for key in given] if ignore_case else given
+        self._keys = keys
+        self.max_match_length = max(map(len, keys), default=0)
+        """The most characters of text one match can cover (0 without keys)."""
+        self._pattern: _Pattern | None = None
+        if keys and engine == "re":
+            self._pattern = _Pattern(keys, whole_words=whole_words, unicode=whole_words)
+        elif keys and engine == "auto" and not ignore_case:
+            if not whole_words and len(keys) <= _SMALL:
+                self._pattern = _Pattern(keys, whole_words=False, short_only=True)
+            elif whole_words and len(keys) <= _TRIE_MAX:
+                self._pattern = _Pattern(keys, whole_words=True)
+        self._automaton: _Automaton | None = None
+        if keys and engine in ("auto", "automaton") and not _holds_internal(keys):
+            self._automaton = _Automaton(keys, whole_words=whole_words, ignore_case=ignore_case)
+        # Built now where it searches every text, else per text handed to it.
+        eager = bool(keys) and self._automaton is None and engine != "re"
+        self._overlapping = _Overlapping(
+            keys, whole_words=whole_words, ignore_case=ignore_case, eager=eager
+        )
+        # A match may name a spelling (`_Automaton.find`): subn finds its replacement so.
+        self._owners = list(range(len(keys))) if self._automaton is None else self._automaton.owners
+        self._render = replacements if callable(replacements) else None
+        self._plain = None if replacements is None or callable(replacements) else list(replacements)
+        # The re pattern's replacement function: its match is one of the keys, as given.
+        table = {} if self._plain is None else dict(zip(given, self._plain, strict=True))
+        index, render = {} if self._pattern is None else self._pattern.index, self._render
+        self._repl: Callable[[re.Match[str]], str] = lambda match: table[match[0]]
+        if render is not None:
+            self._repl = lambda match: render(index[match[0]], match[0])
+        # Plain strings replace whole words in the marked text where none holds a marker.
+        self._marked = whole_words and self._plain is not None and not _holds_internal(self._plain)
+        if self._plain is not None:  # each spelling's, its key's
+            self._plain += [self._plain[owner] for owner in self._owners[len(keys) :]]
+
+    def finditer(self, text: str, pos: int = 0) -> Iterator[Match]:
+        """The leftmost-longest ``(key_index, start, end)`` of ``text[pos:]``, left to right,
+        in the text's positions; the characters before *pos* are context, as in
+        `re.Pattern.finditer`. *text* is a str and *pos* in ``0..len(text)``
+        (`devutils.text.Replacer.iter_matches` checks both)."""
+        windows = self._windows(text, pos, replacing=False)
+        return itertools.chain.from_iterable(window.in_text() for window in windows)
+
+    def subn(self, text: str) -> tuple[str, int]:
+        """Return ``(new_text, count)``: *text* with each match replaced by its key's
+        replacement (given when this search was built), as `re.Pattern.subn` does.
+
+        Raises:
+            TypeError: If this search was built without *replacements*.
+        """
+        if self._plain is None and self._render is None:
+            msg = "subn needs a Search built with replacements"
+            raise TypeError(msg)
+        pattern = self._pattern
+        # The re pattern's own subn where it applies to the whole text (inline for the
+        # short texts, which every call on a short text asks).
+        if (
+            pattern is not None
+            and pattern.stdlib is not None
+            and (len(text) < _SHORT if pattern.short_only else pattern.applies(text, 0, len(text)))
+        ):
+            return pattern.stdlib.subn(self._repl, text)
+        parts: list[str] = []
+        position = count = 0
+        for window in self._windows(text, 0, replacing=True):
+            if window.matches:
+                replaced = window.replaced(text, self._plain, self._render, self._owners)
+                parts += (text[position : window.start], replaced)
+                position = window.start + window.end
+                count += len(window.matches)
+        if not count:
+            return text, 0
+        parts.append(text[position:])
+        return "".join(parts), count
+
+    def _windows(self, text: str, pos: int, *, replacing: bool) -> Iterator[_Window]:
+        """The matches of ``text[pos:]``, a window of `WINDOW` characters at a time.
+
+        A window's search reaches `max_match_length` characters past its end, so every
+        match that starts in it is whole and checked against the character after it; the
+        next window starts where the last of those ends (or at the window's end).
+        """
+        if not self._keys:
+            return
+        keep = self.max_match_length + 1
+        length = len(text)
+        while pos < length:
+            stop = pos + WINDOW
+            if stop + keep >= length:
+                yield self._find(text, pos, length, replacing=replacing)
+                return
+            window = self._find(text, pos, stop + keep, replacing=replacing).cut(WINDOW)
+            yield window
+            pos = max(stop, pos + window.end)
+
+    def _find(self, text: str, start: int, stop: int, *, replacing: bool) -> _Window:
+        """The matches in ``text[start:stop]``, with ``text[start - 1]`` as the context
+        before and *stop* taken as the end of the text; for `subn` (*replacing*), in the
+        marked piece where whole words allow."""
+        if self._pattern is not None and self._pattern.applies(text, start, stop):
+            return _Window(start, stop, self._pattern.find(text, start, stop))
+        automaton = self._automaton
+        if automaton is not None:
+            marked = replacing and self._marked
+            if marked and (found := automaton.find_marked(text, start, stop)) is not None:
+                return _Window(start, stop, found[1], found[0])
+            if (result := automaton.find(text, start, stop)) is not None:
+                matches, spelled = result
+                return _Window(start, stop, matches, owners=automaton.owners if spelled else None)
+        return _Window(start, stop, self._overlapping.find(text, start, stop))
+
+
+class _Window(NamedTuple):
+    """The matches in ``text[start:stop]``, in the positions of that piece; or where
+    *marked* is given, in those of *marked*, the piece with its word gaps marked (where
+    `replaced` needs no translation of their positions)."""
+
+    start: int
+    stop: int
+    matches: list[Match]
+    marked: str | None = None
+    owners: list[int] | None = None
+    """The key of each index, where a match may name a spelling (`_Automaton.find`)."""
+
+    @property
+    def end(self) -> int:
+        """How many characters of ``text[start:]`` the matches cover (to the last's end)."""
+        if not self.matches:
+            return 0
+        end = self.matches[-1][2]
+        return end if self.marked is None else _unmarked_length(self.marked, end)
+
+    def cut(self, chars: int) -> _Window:
+        """This window with only the matches that start in its first *chars* characters."""
+        marked = self.marked
+        limit = chars if marked is None else _marked_cut(marked, self.stop - self.start - chars)
+        return self._replace(
+            matches=self.matches[: bisect.bisect_left(self.matches, limit, key=_START_OF)]
+        )
+
+    def in_text(self) -> list[Match]:
+        """The matches in the text's positions, each by its key (an unmarked window's)."""
+        start, owners = self.start, self.owners
+        if owners is not None:
+            return [(owners[key], begin + start, end + start) for key, begin, end in self.matches]
+        if not start:
+            return self.matches
+        return [(key, begin + start, end + start) for key, begin, end in self.matches]
+
+    def replaced(
+        self,
+        text: str,
+        plain: list[str] | None,
+        render: Callable[[int, str], str] | None,
+        owners: list[int],
+    ) -> str:
+        """The window's text up to `end`, each match replaced by ``plain[index]`` or
+        ``render(owners[index], matched)`` (a match's index may be a spelling's)."""
+        if self.marked is not None:
+            piece = self.marked
+        elif self.start:
+            piece = text[self.start : self.start + self.matches[-1][2]]
+        else:
+            piece = text
+        pieces: list[str] = []
+        append, position = pieces.append, 0
+        if plain is not None:
+            for key, begin, end in self.matches:
+                append(piece[position:begin])
+                append(plain[key])
+                position = end
+        elif render is not None:
+            for key, begin, end in self.matches:
+                append(piece[position:begin])
+                append(render(owners[key], piece[begin:end]))
+                position = end
+        replaced = "".join(pieces)
+        return replaced if self.marked is None else _unmark(replaced)
+
+
+def _by_segments(
+    find: Callable[[str, int, int], list[Match]], text: str, start: int, stop: int
+) -> list[Match]:
+    """``find(text, start, stop)``, or where the text holds lone surrogates (which
+    ahocorasick_rs cannot take, and no key holds) the matches between them, in the
+    positions of ``text[start:stop]``."""
+    try:
+        return find(text, start, stop)
+    except UnicodeEncodeError:
+        found: list[Match] = []
+        begin = start
+        for surrogates in SURROGATES.finditer(text, start, stop):
+            shift = begin - start
+            found += [
+                (key, b + shift, e + shift) for key, b, e in find(text, begin, surrogates.start())
+            ]
+            begin = surrogates.end()
+        shift = begin - start
+        return found + [(key, b + shift, e + shift) for key, b, e in find(text, begin, stop)]
+
+
+# -- word characters -----------------------------------------------------------------------
 
 
 @functools.cache
 def _word_pattern() -> Any:
-    """`regex`'s ``\\w``, compiled on first use: importing `regex` costs every
-    ``devutils replace`` start about 15 ms, and only whole words need it."""
+    """`regex`'s ``\\w``, compiled on first use: only whole words need `regex`, so
+    ``devutils replace`` does not pay for importing it otherwise."""
     import regex
 
     return regex.compile(r"\w")
@@ -121,8 +383,8 @@ def is_word_char(char: str) -> bool:
 def _stdlib_differs() -> re.Pattern[str]:
     """Finds a character whose stdlib `re` ``\\w`` (``str.isalnum()`` or ``_``) differs
     from Unicode's: a combining mark, a superscript or fraction, a circled letter. Every
-    such character of the Basic Multilingual Plane is found by asking both once (about
-    40 ms); every character beyond it counts as one, to be safe."""
+    such character of the Basic Multilingual Plane is found by asking both once; every
+    character beyond it counts as one, to be safe."""
     chars = [
         code
         for code in range(0x80, 0x10000)
@@ -149,59 +411,48 @@ def _stdlib_words_agree(text: str, start: int, stop: int) -> bool:
     return _stdlib_differs().search(text, max(start - 1, 0), stop + 1) is None
 
 
-def _by_segments(search: Any, text: str, start: int, stop: int) -> list[Span]:
-    """``search(text, start, stop)``, or where the text holds lone surrogates (which
-    ahocorasick_rs cannot take, and no key holds) the spans of the pieces between them."""
-    try:
-        return search(text, start, stop)  # type: ignore[no-any-return]
-    except UnicodeEncodeError:
-        spans: list[Span] = []
-        begin = start
-        for surrogates in SURROGATES.finditer(text, start, stop):
-            shift = begin - start
-            found = search(text, begin, surrogates.start())
-            spans += [(key, b + shift, e + shift) for key, b, e in found]
-            begin = surrogates.end()
-        shift = begin - start
-        return spans + [(key, b + shift, e + shift) for key, b, e in search(text, begin, stop)]
+# -- the re engine -------------------------------------------------------------------------
 
 
-# -- the re engine -----------------------------------------------------------------------
-
-
-class PatternSearch:
+class _Pattern:
     """The ``"re"`` engine: a longest-first alternation, or for whole words a trie-shaped
-    pattern between word-boundary lookarounds.
+    pattern between word-boundary lookarounds, used where `applies`.
 
-    With *unicode* False it is stdlib `re`, whose ``\\w`` differs from Unicode's on a few
-    characters (combining marks, superscripts): `exact_on` then says whether a text
-    holds none. With *unicode* True it is the `regex` package (slower: a third of stdlib
-    `re`'s speed at 100 whole-word keys).
+    With *unicode* it is the `regex` package, whose ``\\w`` is Unicode's; else stdlib
+    `re`, whose ``\\w`` differs on a few characters (combining marks, superscripts), so
+    for whole words it applies only to a text that holds none. With *short_only* it
+    applies only to texts shorter than `_SHORT`, where it is faster than the automaton.
     """
 
-    def __init__(self, keys: list[str], *, whole_words: bool, unicode: bool) -> None:
+    def __init__(
+        self, keys: list[str], *, whole_words: bool, unicode: bool = False, short_only: bool = False
+    ) -> None:
         self.index = {key: i for i, key in enumerate(keys)}
         self.whole_words = whole_words
         self.unicode = unicode
-        if not whole_words:
-            self.pattern: Any = re.compile(_alternation(keys))
-        elif unicode:
+        self.short_only = short_only
+        self.stdlib: re.Pattern[str] | None = None
+        """The pattern, where it is stdlib `re`'s (`Search.subn` uses its own ``subn``)."""
+        self.pattern: re.Pattern[str] | regex.Pattern[str]
+        if unicode:
             import regex
 
             self.pattern = regex.compile(_bounded(_trie_pattern(keys)))
         else:
-            self.pattern = re.compile(_bounded(_trie_pattern(keys)))
+            body = _bounded(_trie_pattern(keys)) if whole_words else _alternation(keys)
+            self.pattern = self.stdlib = re.compile(body)
 
-    def exact_on(self, text: str, start: int, stop: int) -> bool:
-        """Whether this pattern gives the exact answer on ``text[start:stop]``."""
+    def applies(self, text: str, start: int, stop: int) -> bool:
+        """Whether this is the engine for ``text[start:stop]``."""
+        if self.short_only:
+            return stop - start < _SHORT
         return not self.whole_words or self.unicode or _stdlib_words_agree(text, start, stop)
 
-    def spans(self, text: str, start: int, stop: int) -> list[Span]:
-        index = self.index
-        found = self.pattern.finditer(text, start, stop)
-        if start == 0:
-            return [(index[match.group()], *match.span()) for match in found]
-        return [(index[m.group()], m.start() - start, m.end() - start) for m in found]
+    def find(self, text: str, start: int, stop: int) -> list[Match]:
+        index, found = self.index, self.pattern.finditer(text, start, stop)
+        if not start:
+            return [(index[match[0]], *match.span()) for match in found]
+        return [(index[match[0]], match.start() - start, match.end() - start) for match in found]
 
 
 def _alternation(keys: list[str]) -> str:
@@ -234,7 +485,7 @@ def _trie_pattern(keys: list[str]) -> str:
     return build(trie)
 
 
-# -- the automaton engine ----------------------------------------------------------------
+# -- the automaton engine ------------------------------------------------------------------
 
 
 class _Foldings:
@@ -243,7 +494,7 @@ class _Foldings:
 
     They lie in three blocks (Latin, Greek and Armenian; the Latin and Greek extensions;
     the ligatures); one that lies elsewhere in a later Unicode is still handled exactly:
-    the text's folded length then differs, and the exact engine takes it.
+    the text's folded length then differs, and `_Overlapping` takes it.
     """
 
     def __init__(self) -> None:
@@ -267,7 +518,7 @@ def _foldings() -> _Foldings:
     return _Foldings()
 
 
-def spellings(key: str, limit: int = SPELLINGS_MAX) -> list[str] | None:
+def _spellings(key: str, limit: int = _SPELLINGS_MAX) -> list[str] | None:
     """*key* (folded) spelled every way with placeholders standing for the foldings in it
     (``"strasse"`` -> ``"strasse"``, ``"stra<ss>e"``); None past *limit* spellings."""
     foldings = _foldings()
@@ -291,11 +542,10 @@ def spellings(key: str, limit: int = SPELLINGS_MAX) -> list[str] | None:
     return ending[-1]
 
 
-def fold_one_to_one(text: str, folded: str | None = None) -> str | None:
+def _fold_one_to_one(text: str, folded: str) -> str | None:
     """*text* case-folded, one character for one: each character that folds to several
     becomes its folding's placeholder (None if a character outside the known blocks
-    folds to several). *folded* is ``text.casefold()``, where the caller has it."""
-    folded = text.casefold() if folded is None else folded
+    folds to several). *folded* is ``text.casefold()``."""
     if len(folded) == len(text):  # every character folded to one
         return folded
     foldings = _foldings()
@@ -304,17 +554,21 @@ def fold_one_to_one(text: str, folded: str | None = None) -> str | None:
     return folded if len(folded) == len(text) else None
 
 
-def mark_words(text: str, *, word_before: bool = False) -> str:
+def _mark_words(text: str, *, word_before: bool = False) -> str:
     """Insert `_START` in every gap where a whole word may start and `_END` where one may end.
 
     Gap ``g`` (before ``text[g]``) gets `_END` if ``text[g]`` is not a word character
     (or ``g == len(text)``), then `_START` if ``text[g - 1]`` is not one (or ``g == 0``
     and not *word_before*). A key, marked the same way inside and framed by `_START` ...
-    `_END` (`mark_key`), then occurs in the marked text exactly where it occurs as a
+    `_END` (`_mark_key`), then occurs in the marked text exactly where it occurs as a
     whole word, so plain leftmost-longest search enforces the word boundaries. Built
     with C-speed `str.replace` calls, one per distinct non-word character. Case folding
     never changes whether a character is a word character, so a folded text can be
     marked as its original.
+
+    Examples:
+        >>> _mark_words("ab c")
+        '\\x02ab\\x03 \\x02c\\x03'
     """
     for char in {char for char in set(text) if not _is_word(char)}:
         text = text.replace(char, f"{_END}{char}{_START}")
@@ -322,9 +576,9 @@ def mark_words(text: str, *, word_before: bool = False) -> str:
     return framed.replace(_START + _END, _END + _START)
 
 
-def mark_key(key: str) -> str:
-    """*key* marked as `mark_words` marks a text, framed where it must start and end."""
-    marked = mark_words(key)
+def _mark_key(key: str) -> str:
+    """*key* marked as `_mark_words` marks a text, framed where it must start and end."""
+    marked = _mark_words(key)
     if not _is_word(key[0]):  # drop the leading gap's _END ...
         marked = marked[1:]
     if not _is_word(key[-1]):  # ... and the trailing gap's _START
@@ -332,130 +586,20 @@ def mark_key(key: str) -> str:
     return marked
 
 
-class AutomatonSearch:
-    """The ``"automaton"`` engine (see the module's docstring)."""
-
-    def __init__(self, keys: list[str], *, whole_words: bool, ignore_case: bool) -> None:
-        self.whole_words = whole_words
-        self.ignore_case = ignore_case
-        self.searched = [mark_key(key) for key in keys] if whole_words else keys
-        self.automaton = _leftmost_longest(self.searched)
-        self.complete = True
-        """Whether every key's spellings with placeholders are listed (`SPELLINGS_MAX`)."""
-        self.spelled = list(self.searched)
-        """Every key, then every other spelling of one, for texts with multi-character
-        foldings. A span's key index may be a spelling's (at or past ``len(keys)``)."""
-        self.owners = list(range(len(keys)))
-        """The key of each spelling."""
-        for index, key in enumerate(self.searched if ignore_case else ()):
-            listed = spellings(key)
-            if listed is None:
-                self.complete = False
-                continue
-            others = [spelling for spelling in listed if spelling != key]
-            self.spelled += others
-            self.owners += [index] * len(others)
-        self.markers = [_marker_count(key) for key in self.spelled] if whole_words else []
-        """The markers inside each spelling (whole words)."""
-
-    @functools.cached_property
-    def spelled_automaton(self) -> ahocorasick_rs.AhoCorasick:
-        """The automaton of every spelling: built when a text first has a character that
-        folds to several, so that texts without one pay nothing for them."""
-        if len(self.spelled) == len(self.searched):
-            return self.automaton
-        return _leftmost_longest(self.spelled)
-
-    def spans(self, text: str, start: int, stop: int) -> list[Span] | None:
-        """The spans, or None where only the exact engine can answer."""
-        try:
-            return _by_segments(self._spans, text, start, stop)
-        except _NotHere:
-            return None
-
-    def marked(self, text: str, start: int, stop: int) -> tuple[str, list[Span]] | None:
-        """For whole words: ``text[start:stop]`` with its word gaps marked, and the spans
-        in the marked piece's positions; None where `spans` must answer instead (lone
-        surrogates) or only the exact engine can. `unmark` removes the markers again:
-        replacing in the marked piece and then unmarking it costs less than translating
-        every span's positions (`spans`), which takes a Python loop per match."""
-        try:
-            marked, _, found = self._find(text, start, stop)
-        except (_NotHere, UnicodeEncodeError):
-            return None
-        return marked, found
-
-    def _spans(self, text: str, start: int, stop: int) -> list[Span]:
-        _, haystack, found = self._find(text, start, stop)
-        if not self.whole_words:
-            return found
-        # Positions in the marked text, less the markers before each match (counted
-        # from the previous match's end) and inside it (as many as in its key).
-        spans: list[Span] = []
-        append, markers = spans.append, self.markers
-        count = haystack.replace(_END, _START).count
-        removed = previous = 0
-        for key, begin, end in found:
-            removed += count(_START, previous, begin)
-            first = begin - removed
-            removed += markers[key]
-            append((key, first, end - removed))
-            previous = end
-        return spans
-
-    def _find(self, text: str, start: int, stop: int) -> tuple[str, str, list[Span]]:
-        """The piece (marked for whole words), the haystack searched (that, case-folded
-        for ignore_case) and the spans in it."""
-        piece = text if start == 0 and stop == len(text) else text[start:stop]
-        if self.whole_words:
-            if _START in piece or _END in piece:  # a marker in the text itself
-                raise _NotHere
-            piece = mark_words(piece, word_before=start > 0 and _is_word(text[start - 1]))
-        haystack, automaton = piece, self.automaton
-        if self.ignore_case:
-            haystack = piece.casefold()
-            if len(haystack) != len(piece):  # "ß" -> "ss": placeholders keep it 1 to 1
-                if _PLACEHOLDERS.search(piece) is not None:  # one in the text itself
-                    raise _NotHere
-                one_to_one = fold_one_to_one(piece, haystack) if self.complete else None
-                if one_to_one is None:
-                    raise _NotHere
-                haystack, automaton = one_to_one, self.spelled_automaton
-        return piece, haystack, automaton.find_matches_as_indexes(haystack)
-
-
-def unmark(marked: str) -> str:
-    """A piece marked by `mark_words` without its markers.
-
-    Examples:
-        >>> marked = mark_words("ab c")
-        >>> marked, unmark(marked)
-        ('\\x02ab\\x03 \\x02c\\x03', 'ab c')
-    """
+def _unmark(marked: str) -> str:
+    """A piece marked by `_mark_words` without its markers."""
     return marked.replace(_START, "").replace(_END, "")
 
 
-def unmarked_length(marked: str, end: int) -> int:
-    """How many characters of the text ``marked[:end]`` holds (its markers left out).
-
-    Examples:
-        >>> unmarked_length(mark_words("ab c"), 4)  # '\\x02ab\\x03'
-        2
-    """
+def _unmarked_length(marked: str, end: int) -> int:
+    """How many characters of the text ``marked[:end]`` holds (its markers left out)."""
     return end - marked.count(_START, 0, end) - marked.count(_END, 0, end)
 
 
-def marked_cut(marked: str, tail: int) -> int:
+def _marked_cut(marked: str, tail: int) -> int:
     """The position in *marked* where the last *tail* characters of its text begin,
-    before that gap's markers: ``unmarked_length(marked, cut)`` is the text's length
-    less *tail*. Walks back over those characters only.
-
-    Examples:
-        >>> marked = mark_words("ab c")
-        >>> cut = marked_cut(marked, 1)  # before the last character, "c", and its marker
-        >>> marked[:cut], unmarked_length(marked, cut)
-        ('\\x02ab\\x03 ', 3)
-    """
+    before that gap's markers: ``_unmarked_length(marked, cut)`` is the text's length
+    less *tail*. Walks back over those characters only."""
     position = len(marked)
     while tail:
         position -= 1
@@ -466,6 +610,106 @@ def marked_cut(marked: str, tail: int) -> int:
     return position
 
 
+class _Automaton:
+    """The ``"automaton"`` engine (see the module's docstring)."""
+
+    def __init__(self, keys: list[str], *, whole_words: bool, ignore_case: bool) -> None:
+        self.whole_words = whole_words
+        self.ignore_case = ignore_case
+        self.searched = [_mark_key(key) for key in keys] if whole_words else keys
+        self.automaton = _leftmost_longest(self.searched)
+        self.complete = True
+        """Whether every key's spellings with placeholders are listed (`_SPELLINGS_MAX`)."""
+        self.spelled = list(self.searched)
+        """Every key, then every other spelling of one, for texts with multi-character
+        foldings: the spellings' automaton names a match by its spelling's index."""
+        self.owners = list(range(len(keys)))
+        """The key of each spelling (of each key, itself)."""
+        for index, key in enumerate(self.searched if ignore_case else ()):
+            listed = _spellings(key)
+            if listed is None:
+                self.complete = False
+                continue
+            others = [spelling for spelling in listed if spelling != key]
+            self.spelled += others
+            self.owners += [index] * len(others)
+        self.markers = [_marker_count(key) for key in self.spelled]
+        """The markers inside each spelling (whole words)."""
+
+    @functools.cached_property
+    def spelled_automaton(self) -> ahocorasick_rs.AhoCorasick:
+        """The automaton of every spelling: built when a text first has a character that
+        folds to several, so that texts without one pay nothing for them."""
+        if len(self.spelled) == len(self.searched):
+            return self.automaton
+        return _leftmost_longest(self.spelled)
+
+    def find(self, text: str, start: int, stop: int) -> tuple[list[Match], bool] | None:
+        """The matches, and whether they are by spelling: where a text has a character
+        that folds to several, a match may name a key's other spelling (an index past
+        the keys; `owners` gives its key). None where only `_Overlapping` can answer."""
+        spelled = False
+
+        def find(text: str, start: int, stop: int) -> list[Match]:
+            nonlocal spelled
+            _, haystack, found, by_spelling = self._search(text, start, stop)
+            spelled = spelled or by_spelling
+            return self._unmarked(haystack, found) if self.whole_words else found
+
+        try:
+            return _by_segments(find, text, start, stop), spelled
+        except _NotHere:
+            return None
+
+    def find_marked(self, text: str, start: int, stop: int) -> tuple[str, list[Match]] | None:
+        """For whole words: ``text[start:stop]`` with its word gaps marked, and the
+        matches (by spelling, see `find`) in its positions; None where `find` must
+        answer instead (lone surrogates) or only `_Overlapping` can. Replacing in the
+        marked piece and then removing its markers costs less than the Python step per
+        match that puts the matches in the text's positions (`_unmarked`)."""
+        try:
+            marked, _, found, _ = self._search(text, start, stop)
+        except (_NotHere, UnicodeEncodeError):
+            return None
+        return marked, found
+
+    def _search(self, text: str, start: int, stop: int) -> tuple[str, str, list[Match], bool]:
+        """The piece (marked for whole words), the haystack searched (that, case-folded
+        for ignore_case), the matches in it, and whether they are by spelling."""
+        piece = text if start == 0 and stop == len(text) else text[start:stop]
+        if self.whole_words:
+            if _START in piece or _END in piece:  # a marker in the text itself
+                raise _NotHere
+            piece = _mark_words(piece, word_before=start > 0 and _is_word(text[start - 1]))
+        haystack = piece.casefold() if self.ignore_case else piece
+        if len(haystack) == len(piece):
+            return piece, haystack, self.automaton.find_matches_as_indexes(haystack), False
+        # "ß" -> "ss": placeholders keep the folding one to one, and the spellings'
+        # automaton names each match by its spelling.
+        if _PLACEHOLDERS.search(piece) is not None:  # one in the text itself
+            raise _NotHere
+        one_to_one = _fold_one_to_one(piece, haystack) if self.complete else None
+        if one_to_one is None:
+            raise _NotHere
+        return piece, one_to_one, self.spelled_automaton.find_matches_as_indexes(one_to_one), True
+
+    def _unmarked(self, marked: str, found: list[Match]) -> list[Match]:
+        """*found* in the marked haystack, in the piece's positions: less the markers
+        before each match (counted from the previous match's end) and inside it (as many
+        as in its key)."""
+        matches: list[Match] = []
+        append, markers = matches.append, self.markers
+        count = marked.replace(_END, _START).count
+        removed = previous = 0
+        for key, begin, end in found:
+            removed += count(_START, previous, begin)
+            first = begin - removed
+            removed += markers[key]
+            append((key, first, end - removed))
+            previous = end
+        return matches
+
+
 def _leftmost_longest(keys: list[str]) -> ahocorasick_rs.AhoCorasick:
     return ahocorasick_rs.AhoCorasick(keys, matchkind=ahocorasick_rs.MatchKind.LeftmostLongest)
 
@@ -474,28 +718,23 @@ def _marker_count(key: str) -> int:
     return key.count(_START) + key.count(_END)
 
 
+def _holds_internal(keys: Sequence[str]) -> bool:
+    """Whether a key holds the automaton's markers or placeholders (then only
+    `_Overlapping` can search for it)."""
+    return any(_INTERNAL.search(key) for key in keys)
+
+
 class _NotHere(Exception):
-    """This text is for the exact engine."""
+    """This text is for `_Overlapping`."""
 
 
-def holds_internal(keys: list[str]) -> bool:
-    """Whether a key holds the automaton's markers or placeholders (then only the exact
-    engine can search for it).
-
-    Examples:
-        >>> holds_internal(["straße", "a\\x02b"]), holds_internal(["straße"])
-        (True, False)
-    """
-    return any(INTERNAL.search(key) for key in keys)
+# -- the overlapping engine ----------------------------------------------------------------
 
 
-# -- the exact engine --------------------------------------------------------------------
-
-
-class ExactSearch:
-    """The ``"exact"`` engine: every overlapping occurrence, filtered, then resolved
-    leftmost-longest. With *eager* its automaton is built now (for a Replacer that uses
-    it on every text); else each search builds one (for the rare text handed over)."""
+class _Overlapping:
+    """The ``"overlapping"`` engine: every overlapping occurrence, filtered, then resolved
+    leftmost-longest. With *eager* its automaton is built now (for a search that uses it
+    on every text); else each search builds one (for the rare text handed over)."""
 
     def __init__(
         self, keys: list[str], *, whole_words: bool, ignore_case: bool, eager: bool
@@ -505,13 +744,13 @@ class ExactSearch:
         self.ignore_case = ignore_case
         self.automaton = ahocorasick_rs.AhoCorasick(keys) if eager else None
 
-    def spans(self, text: str, start: int, stop: int) -> list[Span]:
+    def find(self, text: str, start: int, stop: int) -> list[Match]:
         automaton = self.automaton or ahocorasick_rs.AhoCorasick(self.keys)
-        return _by_segments(functools.partial(self._spans, automaton), text, start, stop)
+        return _by_segments(functools.partial(self._find, automaton), text, start, stop)
 
-    def _spans(
+    def _find(
         self, automaton: ahocorasick_rs.AhoCorasick, text: str, start: int, stop: int
-    ) -> list[Span]:
+    ) -> list[Match]:
         piece = text[start:stop]
         haystack = piece.casefold() if self.ignore_case else piece
         origin = _origins(piece) if len(haystack) != len(piece) else None
@@ -531,7 +770,7 @@ class ExactSearch:
                 continue
             if begin not in best or end > best[begin][0]:
                 best[begin] = (end, key)
-        chosen: list[Span] = []
+        chosen: list[Match] = []
         position = 0
         for begin in sorted(best):
             if begin >= position:

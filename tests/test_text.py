@@ -325,8 +325,8 @@ def test_threads_share_one_replacer() -> None:
     assert results == [expected] * 80
 
 
-ENGINES: list[Engine] = ["auto", "re", "automaton", "exact"]
-CASELESS_ENGINES: list[Engine] = ["auto", "automaton", "exact"]  # "re" does not fold case
+ENGINES: list[Engine] = ["auto", "re", "automaton", "overlapping"]
+CASELESS_ENGINES: list[Engine] = ["auto", "automaton", "overlapping"]  # "re" does not fold case
 
 ALPHABET = "abAB sSß_-.é"
 keys = st.text(ALPHABET, min_size=1, max_size=4)
@@ -517,7 +517,7 @@ def test_windows_of_a_long_text_join_seamlessly(
         mapping = without_conflicts(mapping)
     options = {"whole_words": whole_words, "ignore_case": ignore_case}
     expected = unicode_reference(text, mapping, **options)
-    with mock.patch("devutils.text.WINDOW", window):
+    with mock.patch("devutils.textsearch.WINDOW", window):
         for name in CASELESS_ENGINES if ignore_case else ENGINES:
             replacer = Replacer(mapping, **options, engine=name)
             assert replacer.replace_count(text)[0] == expected, name
@@ -535,7 +535,7 @@ def test_windows_of_a_long_text_join_seamlessly(
 def test_a_match_across_windows_is_taken_once(
     text: str, mapping: dict[str, str], window: int, expected: str
 ) -> None:
-    with mock.patch("devutils.text.WINDOW", window):
+    with mock.patch("devutils.textsearch.WINDOW", window):
         for name in CASELESS_ENGINES:
             replacer = Replacer(mapping, ignore_case=True, engine=name)
             assert replacer(text) == expected, name
@@ -549,7 +549,7 @@ def test_whole_words_across_windows_of_the_marked_text(window: int) -> None:
     text = "x y, x yy x-y x " * 5
     mapping = {"x": "1", "y": "2", "x y": "3"}
     expected = unicode_reference(text, mapping, whole_words=True)
-    with mock.patch("devutils.text.WINDOW", window):
+    with mock.patch("devutils.textsearch.WINDOW", window):
         for name in ENGINES:
             replacer = Replacer(mapping, whole_words=True, engine=name)
             assert replacer(text) == expected, name
@@ -601,11 +601,11 @@ def test_case_folding_is_full_and_never_splits_a_character() -> None:
 
 
 def test_a_few_multi_character_foldings_keep_the_fast_path() -> None:
-    # one ß in a long text: the same answer as the exact engine, through the automaton
+    # one ß in a long text: the same answer as the overlapping engine, through the automaton
     keys = {f"w{i}": f"<{i}>" for i in range(100)} | {"strasse": "street", "s": "S"}
     text = "w1 Straße w2 s " * 2000
     auto = Replacer(keys, ignore_case=True)
-    assert auto(text) == Replacer(keys, ignore_case=True, engine="exact")(text)
+    assert auto(text) == Replacer(keys, ignore_case=True, engine="overlapping")(text)
 
 
 @pytest.mark.parametrize("name", ENGINES)

@@ -1,28 +1,26 @@
-"""Tests for devutils.textsearch: each engine on a piece of a text against a brute force,
-and the marked-text helpers against their definitions."""
+"""Tests for devutils.textsearch: every engine of `Search`, on a piece of a text, against a
+brute force, in the text's own positions; and the marking of word gaps against its
+definition."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from unittest import mock
+
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from devutils.textsearch import (
-    AutomatonSearch,
-    ExactSearch,
-    PatternSearch,
-    Span,
-    holds_internal,
-    is_word_char,
-    marked_cut,
-    unmark,
-    unmarked_length,
-)
-from devutils.textsearch import mark_words as _mark_words
+from devutils.textsearch import Engine, Match, Search, is_word_char
+from devutils.textsearch import _Automaton as Automaton
+from devutils.textsearch import _holds_internal as holds_internal
+from devutils.textsearch import _mark_words as mark_words
 
 # Few characters, so that keys occur and overlap: letters, a space, a hyphen, "ß" (folds
 # to "ss"), a combining acute accent (a word character that stdlib `re` does not count).
 _ALPHABET = "abAB -ß\u0301"
 _TEXTS = st.text(st.sampled_from(_ALPHABET), max_size=30)
+_ENGINES: list[Engine] = ["auto", "re", "automaton", "overlapping"]
 
 
 def _text_of(keys: list[str]) -> st.SearchStrategy[str]:
@@ -39,7 +37,7 @@ _KEYS = st.lists(
 
 def _brute_force(
     keys: list[str], text: str, start: int, stop: int, whole_words: bool
-) -> list[Span]:
+) -> list[Match]:
     """Leftmost-longest in ``text[start:stop]``, a key at a time, position by position."""
     piece, spans, position = text[start:stop], [], 0
     while position < len(piece):
@@ -62,7 +60,7 @@ def _brute_force(
             position += 1
             continue
         length, index = max(fits)
-        spans.append((index, position, position + length))
+        spans.append((index, start + position, start + position + length))
         position += length
     return spans
 
@@ -74,47 +72,152 @@ def test_every_engine_finds_what_the_brute_force_finds(
     text = data.draw(_text_of(keys))
     start = data.draw(st.integers(0, len(text)))
     stop = data.draw(st.integers(start, len(text)))
-    exact = ExactSearch(keys, whole_words=whole_words, ignore_case=False, eager=True)
-    automaton = AutomatonSearch(keys, whole_words=whole_words, ignore_case=False)
-    pattern = PatternSearch(keys, whole_words=whole_words, unicode=True)
-    stdlib = PatternSearch(keys, whole_words=whole_words, unicode=False)
-    for begin, end in ((0, len(text)), (start, stop)):  # the whole text, and a piece
-        expected = _brute_force(keys, text, begin, end, whole_words)
-        assert exact.spans(text, begin, end) == expected
-        assert automaton.spans(text, begin, end) in (expected, None)
-        assert pattern.spans(text, begin, end) == expected
-        if stdlib.exact_on(text, begin, end):
-            assert stdlib.spans(text, begin, end) == expected
+    for engine in _ENGINES:
+        search = Search(keys, whole_words=whole_words, engine=engine)
+        for begin, end in ((0, len(text)), (start, stop)):  # the whole text, and a piece
+            expected = _brute_force(keys, text, begin, end, whole_words)
+            assert list(search.finditer(text[:end], begin)) == expected, engine
 
 
 @given(_KEYS, st.data(), st.booleans())
 def test_ignore_case_engines_agree(keys: list[str], data: st.DataObject, whole_words: bool) -> None:
+    keys = list({key.casefold(): key for key in reversed(keys)}.values())  # distinct folded
     text = data.draw(_text_of([key.upper() for key in keys] + keys))
-    exact = ExactSearch(keys, whole_words=whole_words, ignore_case=True, eager=False)
-    expected = exact.spans(text, 0, len(text))
-    found = AutomatonSearch(keys, whole_words=whole_words, ignore_case=True).spans(
-        text, 0, len(text)
+    expected = list(
+        Search(keys, whole_words=whole_words, ignore_case=True, engine="overlapping").finditer(text)
     )
+    for engine in ("auto", "automaton"):
+        search = Search(keys, whole_words=whole_words, ignore_case=True, engine=engine)
+        assert list(search.finditer(text)) == expected, engine
+    # Without a character that folds to several, the automaton always answers itself.
+    automaton = Automaton(
+        [key.casefold() for key in keys], whole_words=whole_words, ignore_case=True
+    )
+    result = automaton.find(text, 0, len(text))
+    found = None
+    if result is not None:  # each match by its key (a match of a spelling names it)
+        found = [(automaton.owners[key], start, end) for key, start, end in result[0]]
     assert found in (expected, None)
-    # Without a character that folds to several, the automaton always answers.
     if len(text.casefold()) == len(text):
         assert found == expected
 
 
-@given(_TEXTS, st.booleans(), st.data())
-def test_marked_text_helpers_match_their_definitions(
-    text: str, word_before: bool, data: st.DataObject
+@pytest.mark.parametrize("window", [1, 2, 3, 7])
+@pytest.mark.parametrize("whole_words", [False, True])
+def test_matches_come_in_the_texts_positions_across_windows(window: int, whole_words: bool) -> None:
+    keys = ["ab", "b", "abab", "a b"]
+    text = "xabab b a b ab-b abb " * 4
+    expected = _brute_force(keys, text, 3, len(text), whole_words)
+    with mock.patch("devutils.textsearch.WINDOW", window):
+        for engine in _ENGINES:
+            search = Search(keys, whole_words=whole_words, engine=engine)
+            assert list(search.finditer(text, 3)) == expected, engine
+
+
+def test_keys_fold_in_the_search_and_matches_name_the_given_keys() -> None:
+    search = Search(["Straße", "S"], ignore_case=True)
+    assert list(search.finditer("STRASSE s Straße ß")) == [(0, 0, 7), (1, 8, 9), (0, 10, 16)]
+    assert search.max_match_length == len("strasse")
+
+
+def joined(search: Search, text: str, replace: Callable[[int, str], str]) -> tuple[str, int]:
+    """*text* with each of `finditer`'s matches replaced by ``replace(key, matched)``, and
+    how many."""
+    pieces, position, count = [], 0, 0
+    for key, start, end in search.finditer(text):
+        pieces += [text[position:start], replace(key, text[start:end])]
+        position, count = end, count + 1
+    return "".join(pieces) + text[position:], count
+
+
+def _tagged(key: int, matched: str) -> str:
+    return f"<{key}:{matched}>"
+
+
+@given(
+    _KEYS,
+    st.data(),
+    st.booleans(),
+    st.booleans(),
+    st.sampled_from(_ENGINES),
+    st.integers(1, 9),
+)
+def test_subn_is_finditer_joined_with_the_values(
+    keys: list[str],
+    data: st.DataObject,
+    whole_words: bool,
+    ignore_case: bool,
+    engine: Engine,
+    window: int,
 ) -> None:
-    marked = _mark_words(text, word_before=word_before)
-    assert unmark(marked) == text
-    end = data.draw(st.integers(0, len(marked)))
-    assert unmarked_length(marked, end) == len(unmark(marked[:end]))
-    tail = data.draw(st.integers(0, len(text)))
-    cut = marked_cut(marked, tail)
-    # The first position whose text before it is all but the last *tail* characters.
-    assert cut == min(
-        p for p in range(len(marked) + 1) if unmarked_length(marked, p) == len(text) - tail
+    if ignore_case:
+        keys = list({key.casefold(): key for key in reversed(keys)}.values())
+        engine = "auto" if engine == "re" else engine
+    # values with the automaton's markers are replaced without the marked text
+    values = data.draw(
+        st.lists(st.text("xy\x02", max_size=2), min_size=len(keys), max_size=len(keys))
     )
+    text = data.draw(_text_of(keys) | st.text(st.sampled_from(_ALPHABET), min_size=20))
+    with mock.patch("devutils.textsearch.WINDOW", data.draw(st.sampled_from([window, 1 << 18]))):
+        search = Search(
+            keys,
+            whole_words=whole_words,
+            ignore_case=ignore_case,
+            engine=engine,
+            replacements=values,
+        )
+        assert search.subn(text) == joined(search, text, lambda key, _: values[key])
+        rendering = Search(
+            keys,
+            whole_words=whole_words,
+            ignore_case=ignore_case,
+            engine=engine,
+            replacements=_tagged,
+        )
+        assert rendering.subn(text) == joined(rendering, text, _tagged)
+
+
+def test_subn_on_texts_of_every_length_uses_the_fastest_engine_and_agrees() -> None:
+    keys, values = ["new", "new york", "york"], ["old", "NYC", "YRK"]
+    for whole_words in (False, True):
+        search = Search(keys, whole_words=whole_words, replacements=values)
+        rendering = Search(keys, whole_words=whole_words, replacements=_tagged)
+        for text in ("new york, new", "new york, newyork " * 200, "cafe\u0301 new york " * 9):
+            assert search.subn(text) == joined(search, text, lambda key, _: values[key])
+            assert rendering.subn(text) == joined(rendering, text, _tagged)
+
+
+def test_subn_needs_replacements() -> None:
+    with pytest.raises(TypeError, match="subn needs a Search built with replacements"):
+        Search(["a"]).subn("a")
+
+
+def test_an_unknown_engine_is_named() -> None:
+    with pytest.raises(
+        ValueError, match="engine must be 'auto', 're', 'automaton' or 'overlapping', got 'exact'"
+    ):
+        Search(["a"], engine="exact")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="engine 're' does not fold case"):
+        Search(["a"], ignore_case=True, engine="re")
+
+
+def test_no_keys_find_nothing() -> None:
+    assert list(Search([]).finditer("abc")) == []
+    assert Search([]).max_match_length == 0
+
+
+@given(_TEXTS, st.booleans())
+def test_word_gaps_are_marked_as_defined(text: str, word_before: bool) -> None:
+    # Gap g (before text[g]) gets _END if text[g] is not a word character (or g is the
+    # end), then _START if text[g - 1] is not one (or g is 0 and not word_before).
+    marked = []
+    for gap in range(len(text) + 1):
+        if gap == len(text) or not is_word_char(text[gap]):
+            marked.append("\x03")
+        if (gap == 0 and not word_before) or (gap > 0 and not is_word_char(text[gap - 1])):
+            marked.append("\x02")
+        marked.append(text[gap : gap + 1])
+    assert mark_words(text, word_before=word_before) == "".join(marked)
 
 
 def test_examples_of_the_internal_characters() -> None:
