@@ -188,6 +188,26 @@ def parse_nvidia_smi_csv(text: str) -> list[dict[str, str | None]]:
     return records
 
 
+def _defer_handlers(deferred: list[int]) -> dict[int, Callable[[int, Any], Any]]:
+    """Replace Python's handlers of SIGINT, SIGTERM and SIGHUP by one that notes the
+    signal in *deferred*; return the handlers replaced (none outside the main thread,
+    where no handler runs)."""
+    import signal
+
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    replaced: dict[int, Callable[[int, Any], Any]] = {}
+    for name in ("SIGINT", "SIGTERM", "SIGHUP"):
+        if not hasattr(signal, name):  # no SIGHUP on Windows
+            continue
+        signum = int(getattr(signal, name))
+        handler = signal.getsignal(signum)
+        if callable(handler):  # a Python handler: KeyboardInterrupt, the CLI's Terminated
+            replaced[signum] = handler
+            signal.signal(signum, lambda number, _frame: deferred.append(number))
+    return replaced
+
+
 def _run(tool: str, command: list[str], timeout: float) -> str:
     """Run *command* in its own process group; kill the group at the timeout, or when
     this process is interrupted (Ctrl-C), so that no hung tool is left running."""
@@ -195,10 +215,9 @@ def _run(tool: str, command: list[str], timeout: float) -> str:
     import subprocess
 
     # A Ctrl-C inside Popen, after the tool started but before Popen returned, would
-    # leave the tool running: the signals wait until the try below can kill it.
-    hold = getattr(signal, "pthread_sigmask", None)  # None on Windows
-    stopping = {signal.SIGINT, signal.SIGTERM, getattr(signal, "SIGHUP", signal.SIGTERM)}
-    previous = hold(signal.SIG_BLOCK, stopping) if hold else None
+    # leave the tool running: Python's handlers wait until the try below can kill it.
+    deferred: list[int] = []
+    handlers = _defer_handlers(deferred)
     try:
         process = subprocess.Popen(
             command,
@@ -207,13 +226,12 @@ def _run(tool: str, command: list[str], timeout: float) -> str:
             stdin=subprocess.DEVNULL,
             start_new_session=True,
         )
-    except BaseException:
-        if hold:
-            hold(signal.SIG_SETMASK, previous)
-        raise
+    finally:
+        for signum, handler in handlers.items():
+            signal.signal(signum, handler)
     try:
-        if hold:
-            hold(signal.SIG_SETMASK, previous)  # a Ctrl-C held meanwhile arrives here
+        for signum in deferred:  # a Ctrl-C that came meanwhile is raised here
+            handlers[signum](signum, None)
         out, _ = process.communicate(timeout=timeout)
     except BaseException as exc:
         try:
