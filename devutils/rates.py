@@ -2,9 +2,10 @@
 
 The plain layer under `devutils.system`: snapshots and samples are dicts (the fields of
 `devutils.system.Snapshot` and `devutils.system.Sample` by name), so that ``devutils
-stat`` starts without importing `dataclasses` (which imports `inspect`: about 8 ms of
-a 30 ms start). One reader per platform: on Linux the files under `/proc` that psutil
-reads, through descriptors kept open (as dool keeps its files); elsewhere `psutil`.
+stat`` starts without importing `dataclasses` (which imports `inspect`; the cost is in
+docs/system.md and `bench/bench_startup.py`). One reader per platform: on Linux the
+files under `/proc` that psutil reads, through descriptors kept open (as dool keeps its
+files); elsewhere `psutil`.
 `compute_rates` is the one place the rates are computed.
 """
 

@@ -47,7 +47,7 @@ class CliError(Exception):
 
 def _terminal_columns() -> int:
     """`shutil.get_terminal_size().columns`, without importing shutil (and with it bz2,
-    lzma and zlib: 2 ms of every start)."""
+    lzma and zlib, on every start)."""
     try:
         columns = int(os.environ["COLUMNS"])
     except (KeyError, ValueError):
