@@ -29,8 +29,10 @@ Parts 2 and 3 run with two key sets (`KEYSETS`).
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -135,6 +137,7 @@ def version_of(against: str) -> Version:
     if os.access(against, os.X_OK) and Path(against).is_file():
         return Version(against)
     folder = Path(tempfile.mkdtemp(prefix="devutils-bench-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
     (folder / "devutils").mkdir()
 
     def git(*args: str) -> str:

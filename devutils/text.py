@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, Final, Protocol
 
@@ -213,11 +213,11 @@ class Replacer:
         self._engine = engine
         snapshot = _snapshot(mapping)
         self._mapping = MappingProxyType(snapshot)
-        keys, self._values = _fold_keys(snapshot, ignore_case)
-        plain = [value for value in self._values if isinstance(value, str)]
+        keys, values = _fold_keys(snapshot, ignore_case)
+        plain = [value for value in values if isinstance(value, str)]
         # Plain strings replace as they are; else each match is rendered.
         self._plain = plain if len(plain) == len(keys) and not preserve_case else None
-        self._render = _renderer(self._values, preserve_case)
+        self._render = _renderer(values if self._plain is None else plain, preserve_case)
         replacements = self._render if self._plain is None else plain
         self._search = Search(
             keys,
@@ -345,7 +345,7 @@ class Replacer:
         return _copy(self, reader, writer, _check_chunk_size(chunk_size))
 
 
-def _renderer(values: list[Replacement], preserve_case: bool) -> Callable[[int, str], str]:
+def _renderer(values: Sequence[Replacement], preserve_case: bool) -> Callable[[int, str], str]:
     """The replacement of each match, from its key's index (in *values*) and its text."""
 
     def render(key: int, matched: str) -> str:

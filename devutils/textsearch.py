@@ -21,10 +21,9 @@ search's own business, decided when it is built:
   needs it). A text that holds its markers (U+0002 and U+0003, control characters) or
   placeholders (U+10FF00..U+10FFFF, private use) goes to `_Overlapping`.
 
-Word characters are Unicode's (UTS #18 Annex C, the `regex` package's ``\\w``). `regex`
-decides which characters are word characters (once per character) and is never the
-search itself: a `regex` pattern is slower than these engines (docs/text.md). Lone
-surrogates (from ``surrogateescape``) are in no key, so no match crosses one.
+Word characters are Unicode's (UTS #18 Annex C, the `regex` package's ``\\w``); `regex`
+decides them (once per character), never the search, which it would slow (docs/text.md).
+Lone surrogates (from ``surrogateescape``) are in no key, so no match crosses one.
 """
 
 from __future__ import annotations
@@ -84,11 +83,10 @@ _START_OF: Final = operator.itemgetter(1)
 class Search:
     """The leftmost-longest matches of literal keys, found by whichever engine fits a text.
 
-    Two ways in: `finditer`, the matches in the text's positions, and `subn`, which
-    replaces them: `finditer`'s matches joined with their *replacements*, at the speed
-    of C where the engine allows (a `re` pattern's own ``subn``, or each window's matches
-    joined in its own positions, whole words in the marked text), without the Python
-    step per match that puts it in the text's positions.
+    Two ways in: `finditer`, the matches in the text's positions, and `subn`: those
+    matches joined with their *replacements*, at C speed where the engine allows (a `re`
+    pattern's own ``subn``, or each window's matches joined in its own positions, whole
+    words in the marked text), without a Python step per match to the text's positions.
 
     Args:
         keys: Non-empty strings without lone surrogates, distinct (after case folding,
@@ -134,14 +132,9 @@ class Search:
         self._keys = keys
         self.max_match_length = max(map(len, keys), default=0)
         """The most characters of text one match can cover (0 without keys)."""
-        self._pattern: _Pattern | None = None
-        if keys and engine == "re":
-            self._pattern = _Pattern(keys, whole_words=whole_words, unicode=whole_words)
-        elif keys and engine == "auto" and not ignore_case:
-            if not whole_words and len(keys) <= _SMALL:
-                self._pattern = _Pattern(keys, whole_words=False, short_only=True)
-            elif whole_words and len(keys) <= _TRIE_MAX:
-                self._pattern = _Pattern(keys, whole_words=True)
+        self._pattern = _re_engine(
+            keys, engine=engine, ignore_case=ignore_case, whole_words=whole_words
+        )
         self._automaton: _Automaton | None = None
         if keys and engine in ("auto", "automaton") and not _holds_internal(keys):
             self._automaton = _Automaton(keys, whole_words=whole_words, ignore_case=ignore_case)
@@ -152,18 +145,21 @@ class Search:
         )
         # A match may name a spelling (`_Automaton.find`): subn finds its replacement so.
         self._owners = list(range(len(keys))) if self._automaton is None else self._automaton.owners
+        self._replacements = replacements
         self._render = replacements if callable(replacements) else None
-        self._plain = None if replacements is None or callable(replacements) else list(replacements)
+        self._plain = None if replacements is None or callable(replacements) else replacements
         # The re pattern's replacement function: its match is one of the keys, as given.
-        table = {} if self._plain is None else dict(zip(given, self._plain, strict=True))
+        table = {}  # (only a pattern's matches are looked up: 100,000 keys need none)
+        if self._plain is not None and self._pattern is not None:
+            table = dict(zip(given, self._plain, strict=True))
         index, render = {} if self._pattern is None else self._pattern.index, self._render
         self._repl: Callable[[re.Match[str]], str] = lambda match: table[match[0]]
         if render is not None:
             self._repl = lambda match: render(index[match[0]], match[0])
         # Plain strings replace whole words in the marked text where none holds a marker.
         self._marked = whole_words and self._plain is not None and not _holds_internal(self._plain)
-        if self._plain is not None:  # each spelling's, its key's
-            self._plain += [self._plain[owner] for owner in self._owners[len(keys) :]]
+        if self._plain is not None and len(self._owners) > len(keys):  # a spelling's: its key's
+            self._plain = [*self._plain, *(self._plain[key] for key in self._owners[len(keys) :])]
 
     def finditer(self, text: str, pos: int = 0) -> Iterator[Match]:
         """The leftmost-longest ``(key_index, start, end)`` of ``text[pos:]``, left to right,
@@ -180,7 +176,7 @@ class Search:
         Raises:
             TypeError: If this search was built without *replacements*.
         """
-        if self._plain is None and self._render is None:
+        if self._replacements is None:
             msg = "subn needs a Search built with replacements"
             raise TypeError(msg)
         pattern = self._pattern
@@ -188,10 +184,10 @@ class Search:
         # short texts, which every call on a short text asks).
         if (
             pattern is not None
-            and pattern.stdlib is not None
+            and (stdlib := pattern.stdlib) is not None
             and (len(text) < _SHORT if pattern.short_only else pattern.applies(text, 0, len(text)))
         ):
-            return pattern.stdlib.subn(self._repl, text)
+            return stdlib.subn(self._repl, text)
         parts: list[str] = []
         position = count = 0
         for window in self._windows(text, 0, replacing=True):
@@ -282,7 +278,7 @@ class _Window(NamedTuple):
     def replaced(
         self,
         text: str,
-        plain: list[str] | None,
+        plain: Sequence[str] | None,
         render: Callable[[int, str], str] | None,
         owners: list[int],
     ) -> str:
@@ -308,6 +304,22 @@ class _Window(NamedTuple):
                 position = end
         replaced = "".join(pieces)
         return replaced if self.marked is None else _unmark(replaced)
+
+
+def _re_engine(
+    keys: list[str], *, engine: Engine, ignore_case: bool, whole_words: bool
+) -> _Pattern | None:
+    """The ``"re"`` engine where a search uses it: forced, or (by ``"auto"``, case-sensitive)
+    for a few keys on short texts, or for whole words where stdlib `re` agrees."""
+    if keys and engine == "re":
+        return _Pattern(keys, whole_words=whole_words, unicode=whole_words)
+    if not keys or engine != "auto" or ignore_case:
+        return None
+    if not whole_words and len(keys) <= _SMALL:
+        return _Pattern(keys, whole_words=False, short_only=True)
+    if whole_words and len(keys) <= _TRIE_MAX:
+        return _Pattern(keys, whole_words=True)
+    return None
 
 
 def _by_segments(
@@ -416,13 +428,10 @@ def _stdlib_words_agree(text: str, start: int, stop: int) -> bool:
 
 class _Pattern:
     """The ``"re"`` engine: a longest-first alternation, or for whole words a trie-shaped
-    pattern between word-boundary lookarounds, used where `applies`.
-
-    With *unicode* it is the `regex` package, whose ``\\w`` is Unicode's; else stdlib
-    `re`, whose ``\\w`` differs on a few characters (combining marks, superscripts), so
-    for whole words it applies only to a text that holds none. With *short_only* it
-    applies only to texts shorter than `_SHORT`, where it is faster than the automaton.
-    """
+    pattern between word-boundary lookarounds. With *unicode* it is the `regex` package,
+    whose ``\\w`` is Unicode's; else stdlib `re`, whose ``\\w`` differs on a few characters
+    (combining marks, superscripts), so for whole words it `applies` only to a text that
+    holds none; with *short_only*, only to texts shorter than `_SHORT`."""
 
     def __init__(
         self, keys: list[str], *, whole_words: bool, unicode: bool = False, short_only: bool = False
@@ -490,12 +499,10 @@ def _trie_pattern(keys: list[str]) -> str:
 
 class _Foldings:
     """Characters that case-fold to several (``"ß"`` -> ``"ss"``), and the placeholder
-    that stands for each such folding in a folded text and in the keys' spellings.
-
-    They lie in three blocks (Latin, Greek and Armenian; the Latin and Greek extensions;
-    the ligatures); one that lies elsewhere in a later Unicode is still handled exactly:
-    the text's folded length then differs, and `_Overlapping` takes it.
-    """
+    that stands for each such folding in a folded text and in the keys' spellings. They
+    lie in three blocks (Latin, Greek and Armenian; the Latin and Greek extensions; the
+    ligatures); one that lies elsewhere in a later Unicode is still handled exactly: the
+    text's folded length then differs, and `_Overlapping` takes it."""
 
     def __init__(self) -> None:
         blocks = (range(0x600), range(0x1E00, 0x2000), range(0xFB00, 0xFB50))
