@@ -29,6 +29,7 @@ Lone surrogates (from ``surrogateescape``) are in no key, so no match crosses on
 from __future__ import annotations
 
 import bisect
+import contextlib
 import functools
 import itertools
 import operator
@@ -75,6 +76,9 @@ _PLACEHOLDERS: Final = re.compile("[\U0010ff00-\U0010ffff]")
 """Finds a placeholder in a text; needed only where the text folds to a longer one, the
 one case the keys' spellings with placeholders search it."""
 _START_OF: Final = operator.itemgetter(1)
+_PLAIN_GAP: Final = 1 << 10
+"""Characters that fold to several, closer than this, are searched in one piece with
+the keys' spellings (see `Search._around_foldings`)."""
 
 
 # -- the search ----------------------------------------------------------------------------
@@ -143,8 +147,6 @@ class Search:
         self._overlapping = _Overlapping(
             keys, whole_words=whole_words, ignore_case=ignore_case, eager=eager
         )
-        # A match may name a spelling (`_Automaton.find`): subn finds its replacement so.
-        self._owners = list(range(len(keys))) if self._automaton is None else self._automaton.owners
         self._replacements = replacements
         self._render = replacements if callable(replacements) else None
         self._plain = None if replacements is None or callable(replacements) else replacements
@@ -158,8 +160,6 @@ class Search:
             self._repl = lambda match: render(index[match[0]], match[0])
         # Plain strings replace whole words in the marked text where none holds a marker.
         self._marked = whole_words and self._plain is not None and not _holds_internal(self._plain)
-        if self._plain is not None and len(self._owners) > len(keys):  # a spelling's: its key's
-            self._plain = [*self._plain, *(self._plain[key] for key in self._owners[len(keys) :])]
 
     def finditer(self, text: str, pos: int = 0) -> Iterator[Match]:
         """The leftmost-longest ``(key_index, start, end)`` of ``text[pos:]``, left to right,
@@ -192,7 +192,7 @@ class Search:
         position = count = 0
         for window in self._windows(text, 0, replacing=True):
             if window.matches:
-                replaced = window.replaced(text, self._plain, self._render, self._owners)
+                replaced = window.replaced(text, self._plain, self._render)
                 parts += (text[position : window.start], replaced)
                 position = window.start + window.end
                 count += len(window.matches)
@@ -213,29 +213,80 @@ class Search:
         keep = self.max_match_length + 1
         length = len(text)
         while pos < length:
-            stop = pos + WINDOW
-            if stop + keep >= length:
-                yield self._find(text, pos, length, replacing=replacing)
+            cut = pos + WINDOW
+            if cut + keep >= length:
+                yield from self._find(text, pos, length, replacing=replacing)
                 return
-            window = self._find(text, pos, stop + keep, replacing=replacing).cut(WINDOW)
-            yield window
-            pos = max(stop, pos + window.end)
+            following = cut
+            for window in self._find(text, pos, cut + keep, replacing=replacing):
+                kept = window.cut(cut - window.start)
+                if kept.matches:
+                    following = max(following, kept.start + kept.end)
+                yield kept
+            pos = following
 
-    def _find(self, text: str, start: int, stop: int, *, replacing: bool) -> _Window:
+    def _find(self, text: str, start: int, stop: int, *, replacing: bool) -> list[_Window]:
         """The matches in ``text[start:stop]``, with ``text[start - 1]`` as the context
-        before and *stop* taken as the end of the text; for `subn` (*replacing*), in the
-        marked piece where whole words allow."""
+        before and *stop* taken as the end of the text, as one window (for `subn`,
+        *replacing*, in the marked piece where whole words allow), or where characters
+        fold to several, as the pieces of `_around_foldings`."""
         if self._pattern is not None and self._pattern.applies(text, start, stop):
-            return _Window(start, stop, self._pattern.find(text, start, stop))
+            return [_Window(start, stop, self._pattern.find(text, start, stop))]
         automaton = self._automaton
         if automaton is not None:
             marked = replacing and self._marked
             if marked and (found := automaton.find_marked(text, start, stop)) is not None:
-                return _Window(start, stop, found[1], found[0])
-            if (result := automaton.find(text, start, stop)) is not None:
-                matches, spelled = result
-                return _Window(start, stop, matches, owners=automaton.owners if spelled else None)
-        return _Window(start, stop, self._overlapping.find(text, start, stop))
+                return [_Window(start, stop, found[1], found[0])]
+            try:
+                return [_Window(start, stop, automaton.find(text, start, stop))]
+            except _FoldsLonger:
+                with contextlib.suppress(_NotHere):
+                    return self._around_foldings(automaton, text, start, stop)
+            except _NotHere:
+                pass
+        return [_Window(start, stop, self._overlapping.find(text, start, stop))]
+
+    def _around_foldings(
+        self, automaton: _Automaton, text: str, start: int, stop: int
+    ) -> list[_Window]:
+        """The matches in ``text[start:stop]``, which holds characters that fold to
+        several (``"ß"`` -> ``"ss"``), a piece at a time: only the pieces around those
+        characters are searched for the keys' spellings (`_Automaton.find_spelled`).
+
+        Each piece is searched as a window is (`_windows`): up to its cut and
+        `max_match_length` + 1 characters past it, keeping the matches that start before
+        the cut; the next piece starts where the last of those ends (or at the cut). So a
+        match that crosses from one piece into the next is found whole, as in one search.
+        """
+        keep = self.max_match_length + 1
+        cuts: list[tuple[int, bool]] = []  # each piece's cut, and whether it is spelled
+        first = last = -1
+        for at in _foldings().positions(text, start, stop):
+            if last < 0 or at - keep > last + 1 + _PLAIN_GAP:  # a new run of them
+                if last >= 0:
+                    cuts += [(first - keep, False), (last + 1, True)]
+                first = at
+            last = at
+        if last < 0:  # a character outside `_Foldings`' blocks folds to several
+            raise _NotHere
+        cuts += [(first - keep, False), (last + 1, True), (stop, False)]
+        windows: list[_Window] = []
+        position = start
+        for cut, spelled in cuts:
+            if cut <= position:
+                continue
+            end = min(cut + keep, stop)
+            find = automaton.find_spelled if spelled else automaton.find
+            try:
+                window = _Window(position, end, find(text, position, end))
+            except _FoldsLonger:  # (a plain piece holds none of the known ones)
+                raise _NotHere from None
+            if end == stop:
+                windows.append(window)
+                break
+            windows.append(window.cut(cut - position))
+            position = max(cut, position + windows[-1].end)
+        return windows
 
 
 class _Window(NamedTuple):
@@ -247,8 +298,6 @@ class _Window(NamedTuple):
     stop: int
     matches: list[Match]
     marked: str | None = None
-    owners: list[int] | None = None
-    """The key of each index, where a match may name a spelling (`_Automaton.find`)."""
 
     @property
     def end(self) -> int:
@@ -267,10 +316,8 @@ class _Window(NamedTuple):
         )
 
     def in_text(self) -> list[Match]:
-        """The matches in the text's positions, each by its key (an unmarked window's)."""
-        start, owners = self.start, self.owners
-        if owners is not None:
-            return [(owners[key], begin + start, end + start) for key, begin, end in self.matches]
+        """The matches in the text's positions (an unmarked window's)."""
+        start = self.start
         if not start:
             return self.matches
         return [(key, begin + start, end + start) for key, begin, end in self.matches]
@@ -280,10 +327,9 @@ class _Window(NamedTuple):
         text: str,
         plain: Sequence[str] | None,
         render: Callable[[int, str], str] | None,
-        owners: list[int],
     ) -> str:
-        """The window's text up to `end`, each match replaced by ``plain[index]`` or
-        ``render(owners[index], matched)`` (a match's index may be a spelling's)."""
+        """The window's text up to `end`, each match replaced by ``plain[key]`` or
+        ``render(key, matched)``."""
         if self.marked is not None:
             piece = self.marked
         elif self.start:
@@ -300,7 +346,7 @@ class _Window(NamedTuple):
         elif render is not None:
             for key, begin, end in self.matches:
                 append(piece[position:begin])
-                append(render(owners[key], piece[begin:end]))
+                append(render(key, piece[begin:end]))
                 position = end
         replaced = "".join(pieces)
         return replaced if self.marked is None else _unmark(replaced)
@@ -511,6 +557,8 @@ class _Foldings:
         placeholder = {folding: chr(_PRIVATE_FIRST + i) for i, folding in enumerate(foldings)}
         self.chars = re.compile("[" + re.escape("".join(chars)) + "]")
         """Finds a character that folds to several."""
+        self.listed = chars
+        """Each character that folds to several."""
         self.placeholder_of_char = {char: placeholder[char.casefold()] for char in chars}
         self.foldings = re.compile("|".join(map(re.escape, foldings)))
         """Finds a folding of several characters in a folded key."""
@@ -518,6 +566,18 @@ class _Foldings:
         """Each folding, and its placeholder, by its first character."""
         for folding in foldings:
             self.by_first.setdefault(folding[0], []).append((folding, placeholder[folding]))
+
+    def positions(self, text: str, start: int, stop: int) -> list[int]:
+        """Where the characters that fold to several are in ``text[start:stop]``, in
+        order. A `str.find` per character: each is a fast scan, and at once answered for
+        a character wider than any of the text's (most, in a Latin-1 text)."""
+        found = []
+        for char in self.listed:
+            at = text.find(char, start, stop)
+            while at >= 0:
+                found.append(at)
+                at = text.find(char, at + 1, stop)
+        return sorted(found)
 
 
 @functools.cache
@@ -651,54 +711,80 @@ class _Automaton:
             return self.automaton
         return _leftmost_longest(self.spelled)
 
-    def find(self, text: str, start: int, stop: int) -> tuple[list[Match], bool] | None:
-        """The matches, and whether they are by spelling: where a text has a character
-        that folds to several, a match may name a key's other spelling (an index past
-        the keys; `owners` gives its key). None where only `_Overlapping` can answer."""
-        spelled = False
+    def find(self, text: str, start: int, stop: int) -> list[Match]:
+        """The matches in the positions of ``text[start:stop]``.
+
+        Raises:
+            _FoldsLonger: If a character of the piece folds to several (then
+                `Search._around_foldings` searches it).
+            _NotHere: If only `_Overlapping` can answer.
+        """
 
         def find(text: str, start: int, stop: int) -> list[Match]:
-            nonlocal spelled
-            _, haystack, found, by_spelling = self._search(text, start, stop)
-            spelled = spelled or by_spelling
-            return self._unmarked(haystack, found) if self.whole_words else found
+            piece, found = self._search(text, start, stop)
+            return self._unmarked(piece, found) if self.whole_words else found
 
-        try:
-            return _by_segments(find, text, start, stop), spelled
-        except _NotHere:
-            return None
+        return _by_segments(find, text, start, stop)
+
+    def find_spelled(self, text: str, start: int, stop: int) -> list[Match]:
+        """`find` for a piece with characters that fold to several: the case-folded
+        piece, with each of them as one placeholder, searched for every spelling of the
+        keys (each match named by its spelling's key).
+
+        Raises:
+            _NotHere: If only `_Overlapping` can answer (a placeholder in the text, a
+                key with more spellings than `_SPELLINGS_MAX`, a character outside
+                `_Foldings`' blocks that folds to several).
+        """
+
+        def find(text: str, start: int, stop: int) -> list[Match]:
+            piece = self._marked(text, start, stop)
+            if not self.complete or _PLACEHOLDERS.search(piece) is not None:
+                raise _NotHere
+            haystack = _fold_one_to_one(piece, piece.casefold())
+            if haystack is None:
+                raise _NotHere
+            found = self.spelled_automaton.find_matches_as_indexes(haystack)
+            if self.whole_words:
+                found = self._unmarked(haystack, found)
+            owners = self.owners
+            return [(owners[key], begin, end) for key, begin, end in found]
+
+        return _by_segments(find, text, start, stop)
 
     def find_marked(self, text: str, start: int, stop: int) -> tuple[str, list[Match]] | None:
         """For whole words: ``text[start:stop]`` with its word gaps marked, and the
-        matches (by spelling, see `find`) in its positions; None where `find` must
-        answer instead (lone surrogates) or only `_Overlapping` can. Replacing in the
-        marked piece and then removing its markers costs less than the Python step per
-        match that puts the matches in the text's positions (`_unmarked`)."""
+        matches in its positions; None where `find` must answer instead (lone
+        surrogates, characters that fold to several) or only `_Overlapping` can.
+        Replacing in the marked piece and then removing its markers costs less than the
+        Python step per match that puts the matches in the text's positions
+        (`_unmarked`)."""
         try:
-            marked, _, found, _ = self._search(text, start, stop)
-        except (_NotHere, UnicodeEncodeError):
+            return self._search(text, start, stop)
+        except (_NotHere, _FoldsLonger, UnicodeEncodeError):
             return None
-        return marked, found
 
-    def _search(self, text: str, start: int, stop: int) -> tuple[str, str, list[Match], bool]:
-        """The piece (marked for whole words), the haystack searched (that, case-folded
-        for ignore_case), the matches in it, and whether they are by spelling."""
+    def _search(self, text: str, start: int, stop: int) -> tuple[str, list[Match]]:
+        """The piece (marked for whole words) and the matches in it, searched case-folded
+        for ignore_case; `_FoldsLonger` if folding lengthens it."""
+        piece = self._marked(text, start, stop)
+        if not self.ignore_case:
+            return piece, self.automaton.find_matches_as_indexes(piece)
+        if not piece.isascii() and "ß" in piece:  # the commonest, found without folding
+            raise _FoldsLonger
+        haystack = piece.casefold()
+        if len(haystack) != len(piece):
+            raise _FoldsLonger
+        return piece, self.automaton.find_matches_as_indexes(haystack)
+
+    def _marked(self, text: str, start: int, stop: int) -> str:
+        """``text[start:stop]``, with its word gaps marked for whole words."""
         piece = text if start == 0 and stop == len(text) else text[start:stop]
-        if self.whole_words:
-            if _START in piece or _END in piece:  # a marker in the text itself
-                raise _NotHere
-            piece = _mark_words(piece, word_before=start > 0 and _is_word(text[start - 1]))
-        haystack = piece.casefold() if self.ignore_case else piece
-        if len(haystack) == len(piece):
-            return piece, haystack, self.automaton.find_matches_as_indexes(haystack), False
-        # "ß" -> "ss": placeholders keep the folding one to one, and the spellings'
-        # automaton names each match by its spelling.
-        if _PLACEHOLDERS.search(piece) is not None:  # one in the text itself
+        if not self.whole_words:
+            return piece
+        if _START in piece or _END in piece:  # a marker in the text itself
             raise _NotHere
-        one_to_one = _fold_one_to_one(piece, haystack) if self.complete else None
-        if one_to_one is None:
-            raise _NotHere
-        return piece, one_to_one, self.spelled_automaton.find_matches_as_indexes(one_to_one), True
+        return _mark_words(piece, word_before=start > 0 and _is_word(text[start - 1]))
 
     def _unmarked(self, marked: str, found: list[Match]) -> list[Match]:
         """*found* in the marked haystack, in the piece's positions: less the markers
@@ -733,6 +819,10 @@ def _holds_internal(keys: Sequence[str]) -> bool:
 
 class _NotHere(Exception):
     """This text is for `_Overlapping`."""
+
+
+class _FoldsLonger(Exception):
+    """This text holds characters that fold to several (see `_Automaton.find_spelled`)."""
 
 
 # -- the overlapping engine ----------------------------------------------------------------
