@@ -1,11 +1,13 @@
 """devutils: small, exact developer utilities.
 
-Modules: `devutils.text` and `devutils.textfiles` (one-pass multi-replace, in strings
-and files), `devutils.dates` and `devutils.datecolumns` (month arithmetic, on scalars and
+Modules: `devutils.text`, `devutils.textstream` and `devutils.textfiles` (one-pass
+multi-replace, in strings, streams and files; `devutils.textsearch` finds the matches),
+`devutils.dates` and `devutils.datecolumns` (month arithmetic, on scalars and
 columns), `devutils.batch` and `devutils.batchfinder` (ML batch-size planning, and
 probing what fits), `devutils.system` and `devutils.gpu` (resource sampling, GPUs) and
-`devutils.which_dstat` (which dstat is installed). The ``devutils`` command (also
-``python -m devutils``) has one subcommand per topic.
+`devutils.which_dstat` (which dstat is installed); `devutils.limits` holds the integer
+bound they share. The ``devutils`` command (also ``python -m devutils``) has one
+subcommand per topic.
 """
 
 __version__ = "0.1.0"

@@ -20,9 +20,10 @@ import functools
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Final, Literal
+from typing import Any, Literal
 
 from devutils.divisors import divisors, nearest_multiple
+from devutils.limits import MAX_INT
 
 __all__ = [
     "MAX_INT",
@@ -94,10 +95,6 @@ class BatchError(ValueError):
 
 class BatchTypeError(BatchError, TypeError):
     """An argument of the wrong type (a bool, float or str where an int belongs, ...)."""
-
-
-MAX_INT: Final = 2**63 - 1
-"""The largest integer argument or result: int64's, what the frameworks store sizes in."""
 
 
 def _short_repr(value: object, limit: int = 40) -> str:

@@ -26,9 +26,8 @@ import operator
 from collections.abc import Iterator
 from datetime import MAXYEAR, MINYEAR, UTC, date, datetime, time, timedelta
 from types import ModuleType
-from typing import Any, NamedTuple, NoReturn, TypeAlias, TypeVar, overload
+from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn, TypeAlias, TypeVar, overload
 
-TYPE_CHECKING = False  # not typing.TYPE_CHECKING: the constant is all that is needed
 if TYPE_CHECKING:
     import numpy
     import pandas

@@ -26,6 +26,8 @@ from typing import Any, Final
 
 __all__ = [
     "BACKENDS",
+    "GIB",
+    "MIB",
     "PROCFS_PATH",
     "SYSFS_PATH",
     "GpuInfo",
@@ -46,7 +48,10 @@ captured files to read those instead."""
 PROCFS_PATH = "/proc"
 """Where the amd backend reads each process's DRM file descriptors (``PID/fdinfo``)."""
 
-_MIB = 1 << 20
+MIB: Final = 1 << 20
+"""A mebibyte in bytes: nvidia-smi and NVML's process figures count memory in MiB."""
+GIB: Final = 1 << 30
+"""A gibibyte in bytes."""
 _KIB = 1 << 10
 _QUERY_GPU = (
     "index,uuid,name,utilization.gpu,memory.used,memory.total,temperature.gpu,"
@@ -292,8 +297,8 @@ def _snapshot_smi(timeout: float, processes: bool) -> list[GpuInfo]:
                     uuid=row.get("uuid") or "",
                     name=row.get("name") or "",
                     utilization=_number(row.get("utilization.gpu")),
-                    memory_used=None if used is None else int(used * _MIB),
-                    memory_total=None if total is None else int(total * _MIB),
+                    memory_used=None if used is None else int(used * MIB),
+                    memory_total=None if total is None else int(total * MIB),
                     temperature=_number(row.get("temperature.gpu")),
                     power_draw=_number(row.get("power.draw")),
                     mig_mode=row.get("mig.mode.current"),
@@ -319,7 +324,7 @@ def _snapshot_smi(timeout: float, processes: bool) -> list[GpuInfo]:
         if pid is None:
             continue
         memory = _number(app.get("used_gpu_memory") or app.get("used_memory"))
-        used_bytes = None if memory is None else int(memory * _MIB)
+        used_bytes = None if memory is None else int(memory * MIB)
         by_uuid.setdefault(app.get("gpu_uuid") or "", []).append(_process(int(pid), used_bytes))
     return [
         GpuInfo(**{**gpu.__dict__, "processes": tuple(by_uuid.get(gpu.uuid, ()))}) for gpu in gpus
@@ -506,7 +511,7 @@ def _drm_client(path: str) -> tuple[str, str, int] | None:
         return None
     vram = keys.get("drm-memory-vram") or keys.get("drm-resident-vram") or keys.get("vram mem")
     number, _, unit = (vram or "0").partition(" ")
-    scale = {"KiB": _KIB, "kB": _KIB, "MiB": _MIB, "GiB": 1 << 30}.get(unit.strip(), 1)
+    scale = {"KiB": _KIB, "kB": _KIB, "MiB": MIB, "GiB": GIB}.get(unit.strip(), 1)
     memory = int(number) * scale if number.isdigit() else 0  # bare: bytes
     return pdev, keys.get("drm-client-id", path), memory
 

@@ -7,8 +7,8 @@ again. Keys are literal text: regex metacharacters and backslashes mean themselv
 
 A `Replacer` holds a mapping, its options and one `devutils.textsearch.Search`, built
 with it, that finds the matches (which engine searches a text, in which windows, is the
-search's business); the Replacer renders them. `StreamReplacer` replaces text fed in
-pieces, and `multi_replace` keeps the Replacers of recent mappings.
+search's business); the Replacer renders them. `multi_replace` keeps the Replacers of
+recent mappings; `devutils.textstream` replaces text that arrives in pieces.
 """
 
 from __future__ import annotations
@@ -17,31 +17,16 @@ import functools
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from types import MappingProxyType
-from typing import Any, Final, Protocol
+from typing import Any, Final
 
+from devutils import textstream
 from devutils.textsearch import SURROGATES, Engine, Search, is_word_char
 
-__all__ = [
-    "DEFAULT_CHUNK",
-    "MAX_CHUNK",
-    "Engine",
-    "Replacement",
-    "Replacer",
-    "StreamReplacer",
-    "SupportsRead",
-    "SupportsWrite",
-    "is_word_char",
-    "multi_replace",
-]
+__all__ = ["Engine", "Replacement", "Replacer", "is_word_char", "multi_replace"]
 
 Replacement = str | Callable[[str], str]
 """A mapping value: the replacement text, or a function of the matched text."""
 
-DEFAULT_CHUNK: Final = 1 << 20
-"""Characters read at a time by `Replacer.replace_stream`."""
-MAX_CHUNK: Final = 1 << 30
-"""The largest *chunk_size* that `Replacer.replace_stream` (and `devutils.textfiles`)
-accepts: one read of that size is already far more memory than streaming needs."""
 _CACHE_SIZE: Final = 32
 """Replacers `multi_replace` keeps, for the most recent mappings and options."""
 
@@ -134,7 +119,17 @@ def _fold_keys(
 
 
 def _match_case(matched: str, replacement: str) -> str:
-    """Give *replacement* the case pattern of *matched* (upper, title, else as given)."""
+    """Give *replacement* the case pattern of *matched*: upper, title, else as given; part
+    by part where both are split into as many parts by ``-`` or by ``_`` (not both), as
+    VS Code's preserve case does (``User_Id`` with ``account_id`` -> ``Account_Id``)."""
+    split = [
+        separator
+        for separator in "-_"
+        if separator in matched and matched.count(separator) == replacement.count(separator)
+    ]
+    if len(split) == 1:
+        parts = zip(matched.split(split[0]), replacement.split(split[0]), strict=True)
+        return split[0].join(_match_case(*pair) for pair in parts)
     if matched.isupper():
         return replacement.upper()
     if matched.istitle():
@@ -303,7 +298,7 @@ class Replacer:
 
         Like `re.Pattern.finditer`'s *pos*, the characters before *pos* are not searched
         but still count as context: with ``whole_words`` a match at *pos* must not follow
-        a word character. `StreamReplacer` is built on this method alone.
+        a word character. `devutils.textstream.StreamReplacer` is built on this method alone.
 
         Raises:
             TypeError: If *text* is not a str or *pos* not an int.
@@ -322,18 +317,14 @@ class Replacer:
         return ((start, end, render(key, text[start:end])) for key, start, end in matches)
 
     def replace_stream(
-        self, reader: SupportsRead, writer: SupportsWrite, *, chunk_size: int = DEFAULT_CHUNK
+        self,
+        reader: textstream.SupportsRead,
+        writer: textstream.SupportsWrite,
+        *,
+        chunk_size: int = textstream.DEFAULT_CHUNK,
     ) -> int:
-        """Copy text from *reader* to *writer* with replacements; return how many were made.
-
-        Reads *chunk_size* characters at a time, and the output is exactly
-        ``self.replace(whole_text)`` (see `StreamReplacer`). Open files with ``newline=""``
-        so that line endings pass through unchanged.
-
-        Raises:
-            TypeError: If *reader* has no ``read`` or gives anything but str, *writer* has
-                no ``write``, or *chunk_size* is not an int.
-            ValueError: If *chunk_size* is not in ``1..MAX_CHUNK``.
+        """`devutils.textstream.replace_stream` with this Replacer: *reader* to *writer*,
+        *chunk_size* characters at a time, exactly as ``self.replace(whole_text)``.
 
         Examples:
             >>> import io
@@ -342,7 +333,7 @@ class Replacer:
             ...                                              out, chunk_size=3)
             2
         """
-        return _copy(self, reader, writer, _check_chunk_size(chunk_size))
+        return textstream.replace_stream(self, reader, writer, chunk_size=chunk_size)
 
 
 def _renderer(values: Sequence[Replacement], preserve_case: bool) -> Callable[[int, str], str]:
@@ -374,121 +365,6 @@ def _rebuild(
     """A Replacer from its mapping and options (unpickling, and `multi_replace`'s cache)."""
     flags = {"ignore_case": ignore_case, "whole_words": whole_words, "preserve_case": preserve_case}
     return Replacer(mapping, **flags, engine=engine)
-
-
-# -- streams -----------------------------------------------------------------------------
-
-
-class SupportsRead(Protocol):
-    def read(self, size: int = ..., /) -> str: ...
-
-
-class SupportsWrite(Protocol):
-    def write(self, text: str, /) -> object: ...
-
-
-def _check_chunk_size(chunk_size: object) -> int:
-    """Return *chunk_size* if it is an int in ``1..MAX_CHUNK`` (TypeError or ValueError if not)."""
-    if isinstance(chunk_size, bool) or not isinstance(chunk_size, int):
-        msg = f"chunk_size must be an int, got {_describe(chunk_size)}"
-        raise TypeError(msg)
-    if chunk_size < 1:
-        msg = f"chunk_size must be positive, got {chunk_size}"
-        raise ValueError(msg)
-    if chunk_size > MAX_CHUNK:
-        msg = f"chunk_size must be at most {MAX_CHUNK} (MAX_CHUNK), got {chunk_size}"
-        raise ValueError(msg)
-    return chunk_size
-
-
-class StreamReplacer:
-    """Feed text in pieces; get back exactly what replacing the whole text would give.
-
-    With keys of at most ``L`` characters (`Replacer.max_match_length`), a match that
-    starts more than ``L`` characters before the end of the text fed so far is final:
-    its longest key fits, and so does the character after it, which ``whole_words``
-    looks at. So each piece gives back the output up to that point and keeps the rest
-    (under ``L + 1`` characters, or the tail of a final match); the last character given
-    back stays as the context of the next search (`Replacer.iter_matches`'s *pos*).
-
-    Examples:
-        >>> stream = StreamReplacer(Replacer({"new york": "NYC"}))
-        >>> stream.feed("new yo") + stream.feed("rk, new") + stream.feed(" york") + stream.finish()
-        'NYC, NYC'
-        >>> stream.count, stream.changed
-        (2, True)
-    """
-
-    def __init__(self, replacer: Replacer) -> None:
-        given: object = replacer
-        if not isinstance(given, Replacer):
-            msg = f"replacer must be a Replacer, got {_describe(given)}"
-            raise TypeError(msg)
-        self._replacer = replacer
-        self._keep = replacer.max_match_length + 1
-        self._buffer = ""
-        self._previous = ""  # the last character given back
-        self.count = 0
-        """Replacements made so far."""
-        self.changed = False
-        """Whether a replacement differed from the text it replaced."""
-
-    def feed(self, text: str) -> str:
-        """Add *text*; return the output that is now final."""
-        self._buffer += _check_text(text)
-        if len(self._buffer) < 2 * self._keep:
-            return ""
-        return self._process(final=False)
-
-    def finish(self) -> str:
-        """Return the rest of the output."""
-        return self._process(final=True)
-
-    def _process(self, *, final: bool) -> str:
-        haystack = self._previous + self._buffer
-        offset = len(self._previous)
-        commit = len(haystack) if final else len(haystack) - self._keep
-        pieces: list[str] = []
-        position = offset
-        changed = self.changed
-        for start, end, value in self._replacer.iter_matches(haystack, offset):
-            if start >= commit:
-                break
-            pieces += (haystack[position:start], value)
-            if not changed and value != haystack[start:end]:
-                changed = True
-            position = end
-            self.count += 1
-        self.changed = changed
-        upto = max(commit, position)
-        pieces.append(haystack[position:upto])
-        if upto > offset:
-            self._previous = haystack[upto - 1]
-        self._buffer = haystack[upto:]
-        return "".join(pieces)
-
-
-def _copy(replacer: Replacer, reader: SupportsRead, writer: SupportsWrite, chunk_size: int) -> int:
-    """`Replacer.replace_stream`: *reader* to *writer* a chunk at a time, through a
-    `StreamReplacer`, which gives matches that straddle chunk boundaries (and
-    ``whole_words`` checks there) as the whole text would."""
-    for name, given, method in (("reader", reader, "read"), ("writer", writer, "write")):
-        if not callable(getattr(given, method, None)):
-            msg = f"{name} must have a {method}() method, got {_describe(given)}"
-            raise TypeError(msg)
-    stream = StreamReplacer(replacer)
-    while True:
-        chunk: object = reader.read(chunk_size)
-        if not chunk:
-            break
-        if not isinstance(chunk, str):
-            msg = f"reader must give str (open the file in text mode), got {_describe(chunk)}"
-            raise TypeError(msg)
-        if out := stream.feed(chunk):
-            writer.write(out)
-    if out := stream.finish():
-        writer.write(out)
-    return stream.count
 
 
 # -- multi_replace -----------------------------------------------------------------------

@@ -7,7 +7,8 @@ attributes (POSIX ACLs among them) and mode (setuid, setgid and sticky bits incl
 fsynced, and renamed over the original. Two rewrites of one file take turns (an advisory
 ``flock`` on the original), so both changes are kept; a file that another program changed
 while it was being rewritten is left as that program left it. `AtomicRewrite` is that
-mechanism for any transformation; `transcode` streams bytes through a Replacer.
+mechanism for any transformation; `replace_encoded` streams bytes through a Replacer
+(decoding, replacing, encoding), and `open_regular` opens a file for it.
 """
 
 from __future__ import annotations
@@ -24,12 +25,14 @@ from collections.abc import Iterator
 from types import TracebackType
 from typing import IO, Final, NamedTuple, Protocol
 
-from devutils.text import DEFAULT_CHUNK, MAX_CHUNK, Replacer, StreamReplacer
+from devutils.text import Replacer
+from devutils.textstream import MAX_CHUNK, StreamReplacer, check_chunk_size
 
 if sys.platform != "win32":
     import fcntl
 
 __all__ = [
+    "DEFAULT_CHUNK_BYTES",
     "MAX_CHUNK",
     "TEMPORARY_SUFFIX",
     "TRANSFORMS",
@@ -37,10 +40,15 @@ __all__ = [
     "FileChangedError",
     "FileRefusedError",
     "fsync_directory",
+    "open_regular",
+    "replace_encoded",
     "replace_file",
-    "transcode",
     "write_all",
 ]
+
+DEFAULT_CHUNK_BYTES: Final = 1 << 20
+"""The bytes `replace_encoded` and `replace_file` read at a time unless told otherwise
+(`devutils.textstream.DEFAULT_CHUNK` counts characters, for text streams)."""
 
 TEMPORARY_SUFFIX: Final = ".devutils-tmp"
 """How every temporary file ends: ``.NAME.XXXXXXXX.devutils-tmp`` next to ``NAME`` (NAME
@@ -50,7 +58,7 @@ TRANSFORMS: Final = frozenset(
     {"idna", "punycode", "raw-unicode-escape", "undefined", "unicode-escape", "utf-7"}
 )
 """Codecs (by `codecs.lookup` name) that decode bytes to text but are no text file's
-encoding: written back, they would change the bytes around every match. `transcode`
+encoding: written back, they would change the bytes around every match. `replace_encoded`
 refuses them with a LookupError, as Python does bytes-to-bytes codecs (``base64``)."""
 
 _NAME_MAX: Final = 255
@@ -104,19 +112,6 @@ class _Writer(Protocol):
     def write(self, data: bytes | memoryview, /) -> int | None: ...
 
 
-def _check_chunk_size(chunk_size: object) -> int:
-    if isinstance(chunk_size, bool) or not isinstance(chunk_size, int):
-        msg = f"chunk_size must be an int, got {type(chunk_size).__name__} {chunk_size!r}"
-        raise TypeError(msg)
-    if chunk_size < 1:
-        msg = f"chunk_size must be positive, got {chunk_size}"
-        raise ValueError(msg)
-    if chunk_size > MAX_CHUNK:
-        msg = f"chunk_size must be at most {MAX_CHUNK} (MAX_CHUNK), got {chunk_size}"
-        raise ValueError(msg)
-    return chunk_size
-
-
 def _bytes_view(data: object) -> memoryview:
     if not isinstance(data, bytes | bytearray | memoryview):
         msg = f"data must be bytes, got {type(data).__name__}"
@@ -147,17 +142,20 @@ def write_all(target: _Writer, data: bytes) -> None:
         view = view[written:]
 
 
-def transcode(  # noqa: PLR0913 - the streams, then keyword-only settings
+def replace_encoded(  # noqa: PLR0913 - the streams, then keyword-only settings
     replacer: Replacer,
     source: _Reader,
     target: _Writer | None,
     *,
     name: str,
     encoding: str = "utf-8",
-    chunk_size: int = DEFAULT_CHUNK,
+    chunk_size: int = DEFAULT_CHUNK_BYTES,
 ) -> StreamReplacer:
-    """Stream bytes from *source* to *target* (None: only count), decoding and encoding
-    strictly; return the finished `StreamReplacer` (its ``count`` and ``changed``).
+    """Replace in the text that *source*'s bytes encode, writing it encoded to *target*.
+
+    The bytes are streamed: each chunk is decoded strictly, replaced, encoded and written
+    (*target* None: only counted). Returns the finished `StreamReplacer` (its ``count``
+    and ``changed``).
 
     Raises:
         TypeError: If *replacer* is not a `Replacer` or *source* gives anything but bytes.
@@ -170,13 +168,13 @@ def transcode(  # noqa: PLR0913 - the streams, then keyword-only settings
     Examples:
         >>> import io
         >>> out = io.BytesIO()
-        >>> transcode(Replacer({"colour": "color"}), io.BytesIO(b"colour\\r\\n"), out,
-        ...           name="notes.txt").count
+        >>> replace_encoded(Replacer({"colour": "color"}), io.BytesIO(b"colour\\r\\n"), out,
+        ...                 name="notes.txt").count
         1
         >>> out.getvalue()
         b'color\\r\\n'
     """
-    chunk_size = _check_chunk_size(chunk_size)
+    chunk_size = check_chunk_size(chunk_size)
     codec = codecs.lookup(encoding).name
     if codec in TRANSFORMS:
         msg = f"{encoding!r} is a transform, not a text encoding"
@@ -203,6 +201,42 @@ def transcode(  # noqa: PLR0913 - the streams, then keyword-only settings
             write_all(target, data)
         if final:
             return state
+
+
+def open_regular(path: str, *, name: str | None = None) -> IO[bytes]:
+    """Open *path* for reading in binary if it is a regular file (a symlink is followed).
+
+    The file is opened without blocking, so that a FIFO is refused rather than waited on
+    for a writer, and a device (``/dev/zero``) is refused before anything is read from
+    it; the file returned blocks as files do.
+
+    Raises:
+        FileRefusedError: If *path* is not a regular file (kind ``"not-regular"``;
+            *name*, default *path*, names it in the message).
+        OSError: If *path* cannot be opened.
+
+    Examples:
+        >>> import tempfile, pathlib
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "a.txt"
+        >>> _ = path.write_bytes(b"text")
+        >>> with open_regular(str(path)) as source:
+        ...     source.read()
+        b'text'
+        >>> open_regular("/dev/zero")
+        Traceback (most recent call last):
+        ...
+        devutils.textfiles.FileRefusedError: /dev/zero: is not a regular file
+    """
+    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    source = os.fdopen(descriptor, "rb")
+    try:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            raise FileRefusedError(name or path, "is not a regular file", "not-regular")
+        os.set_blocking(descriptor, True)
+    except BaseException:
+        source.close()
+        raise
+    return source
 
 
 class _ReadBack:
@@ -448,14 +482,9 @@ class AtomicRewrite:
         """Open the file and lock it. A rewrite that held the lock meanwhile renamed a new
         file over the name: then open and lock that one, as often as that happens."""
         for _ in range(_OPEN_ATTEMPTS):
-            # Non-blocking, so that a FIFO is refused, not waited on for a writer.
-            descriptor = os.open(self.real, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-            source = os.fdopen(descriptor, "rb")
+            source = open_regular(self.real, name=self.name)
             try:
                 info = os.fstat(source.fileno())
-                if not stat.S_ISREG(info.st_mode):
-                    raise FileRefusedError(self.name, "is not a regular file", "not-regular")
-                os.set_blocking(descriptor, True)
                 if not _lock(source) or _still_named(self.real, info):
                     return source  # (without a lock there is nothing to wait for)
             except BaseException:
@@ -524,7 +553,7 @@ def replace_file(
     *,
     encoding: str = "utf-8",
     backup_suffix: str | None = None,
-    chunk_size: int = DEFAULT_CHUNK,
+    chunk_size: int = DEFAULT_CHUNK_BYTES,
 ) -> int:
     """Rewrite the file at *path* in place, atomically; return the number of replacements.
 
@@ -558,14 +587,14 @@ def replace_file(
         >>> path.read_text(encoding="utf-8")
         'The color of the center\\n'
     """
-    chunk_size = _check_chunk_size(chunk_size)
+    chunk_size = check_chunk_size(chunk_size)
     given: object = replacer
     if not isinstance(given, Replacer):  # before the file is opened
         msg = f"replacer must be a Replacer, got {type(given).__name__} {given!r:.60}"
         raise TypeError(msg)
     codecs.lookup(encoding)  # LookupError for an unknown encoding, before anything else
     with AtomicRewrite(path, backup_suffix=backup_suffix) as rewrite:
-        state = transcode(
+        state = replace_encoded(
             replacer,
             rewrite.source,
             rewrite.target,

@@ -3,7 +3,8 @@ with ``thorough``.
 
 Local runs use ``dev``; ``python -m pytest --hypothesis-profile=thorough tests`` searches
 twenty times longer. Test modules import nothing from each other: what two of them need
-is a fixture here (``cli``, ``fake_smi``, ``fake_pynvml``).
+is a fixture here (``cli``, ``fake_smi``, ``fake_pynvml``) or a plain helper module
+(``tests/text_reference.py``, the brute-force reference of the text tests).
 """
 
 from __future__ import annotations

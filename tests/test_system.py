@@ -271,11 +271,17 @@ class FakeClock:
         self.now += seconds
 
 
-def test_run_keeps_an_absolute_schedule(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
+    """A `FakeClock` that `devutils.rates` (and so every `Sampler`) reads and sleeps on."""
     from devutils import rates
 
-    clock = FakeClock()
-    monkeypatch.setattr(rates, "time", clock)
+    fake = FakeClock()
+    monkeypatch.setattr(rates, "time", fake)
+    return fake
+
+
+def test_run_keeps_an_absolute_schedule(clock: FakeClock) -> None:
     sampler = Sampler(readers=fake_readers())  # type: ignore[arg-type]
     start = clock.now
     stamps = []
@@ -286,11 +292,7 @@ def test_run_keeps_an_absolute_schedule(monkeypatch: pytest.MonkeyPatch) -> None
     assert stamps == pytest.approx([0.05, 0.1, 0.15, 0.2])
 
 
-def test_run_skips_a_late_tick_rather_than_bunching(monkeypatch: pytest.MonkeyPatch) -> None:
-    from devutils import rates
-
-    clock = FakeClock()
-    monkeypatch.setattr(rates, "time", clock)
+def test_run_skips_a_late_tick_rather_than_bunching(clock: FakeClock) -> None:
     sampler = Sampler(readers=fake_readers())  # type: ignore[arg-type]
     start = clock.now
     stamps = []

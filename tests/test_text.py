@@ -17,63 +17,11 @@ import regex
 from hypothesis import given
 from hypothesis import strategies as st
 
-from devutils.text import (
-    MAX_CHUNK,
-    Engine,
-    Replacement,
-    Replacer,
-    StreamReplacer,
-    is_word_char,
-    multi_replace,
-)
+from devutils.text import Engine, Replacer, is_word_char, multi_replace
+from devutils.textstream import MAX_CHUNK, StreamReplacer
+from tests.text_reference import reference
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "text.md"
-
-
-def reference(
-    text: str,
-    mapping: Mapping[str, Replacement],
-    *,
-    ignore_case: bool = False,
-    whole_words: bool = False,
-    preserve_case: bool = False,
-) -> str:
-    """Leftmost-longest by brute force: at each position try every end, longest first."""
-    fold: Callable[[str], str] = str.casefold if ignore_case else str
-    table = {fold(key): value for key, value in mapping.items()}
-    out: list[str] = []
-    i, n = 0, len(text)
-    while i < n:
-        for j in range(n, i, -1):
-            piece = text[i:j]
-            if fold(piece) not in table:
-                continue
-            if whole_words and (
-                (i > 0 and is_word_char(text[i - 1])) or (j < n and is_word_char(text[j]))
-            ):
-                continue
-            value = table[fold(piece)]
-            result = value if isinstance(value, str) else value(piece)
-            if preserve_case:
-                if piece.isupper():
-                    result = result.upper()
-                elif piece.istitle():
-                    result = " ".join(_title(word) for word in result.split(" "))
-            out.append(result)
-            i = j
-            break
-        else:
-            out.append(text[i])
-            i += 1
-    return "".join(out)
-
-
-def _title(word: str) -> str:
-    cased = [i for i, c in enumerate(word) if c.lower() != c.upper()]
-    if not cased:
-        return word
-    i = cased[0]
-    return word[:i] + word[i].upper() + word[i + 1 :].lower()
 
 
 def test_ruby_gsub_idiom() -> None:
@@ -188,6 +136,39 @@ def test_preserve_case() -> None:
     mapping = {"apple": "orange", "new york": "new jersey"}
     text = "apple Apple APPLE aPPle New York"
     expected = "orange Orange ORANGE orange New Jersey"
+    assert multi_replace(text, mapping, ignore_case=True, preserve_case=True) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "value", "expected"),
+    [
+        ("User_Id", "user_id", "account_id", "Account_Id"),
+        ("USER_ID", "user_id", "account_id", "ACCOUNT_ID"),
+        ("user_id", "user_id", "Account_ID", "Account_ID"),
+        ("Foo-Bar", "foo-bar", "baz-qux", "Baz-Qux"),
+        ("Foo-Bar", "foo-bar", "baz-qux-quux", "Baz-qux-quux"),  # parts differ: as a whole
+        ("Foo_Bar-Baz", "foo_bar-baz", "a_b-c", "A_b-c"),  # both split: as a whole (title)
+        ("Foo-Bar_Baz", "foo-bar_baz", "a-b_c_d", "A-B_c_d"),  # by "-" only, then as a whole
+    ],
+)
+def test_preserve_case_part_by_part(text: str, key: str, value: str, expected: str) -> None:
+    # VS Code's preserve case: the case of each `-` or `_` part, where both sides have as
+    # many parts.
+    got = multi_replace(text, {key: value}, ignore_case=True, preserve_case=True)
+    assert got == expected == reference(text, {key: value}, ignore_case=True, preserve_case=True)
+
+
+@given(
+    parts=st.lists(st.sampled_from(["user", "User", "USER", "id", "Id", "uSer"]), min_size=1),
+    separator=st.sampled_from("-_ "),
+    value=st.lists(st.sampled_from(["account", "x", "Big", "a b"]), min_size=1),
+)
+def test_preserve_case_part_by_part_matches_reference(
+    parts: list[str], separator: str, value: list[str]
+) -> None:
+    text = separator.join(parts)
+    mapping = {text.lower(): separator.join(value)}
+    expected = reference(text, mapping, ignore_case=True, preserve_case=True)
     assert multi_replace(text, mapping, ignore_case=True, preserve_case=True) == expected
 
 

@@ -20,7 +20,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from devutils import text
+from devutils import textstream
 from devutils.text import Replacer
 from devutils.textfiles import (
     MAX_CHUNK,
@@ -29,8 +29,8 @@ from devutils.textfiles import (
     FileChangedError,
     FileRefusedError,
     fsync_directory,
+    replace_encoded,
     replace_file,
-    transcode,
     write_all,
 )
 
@@ -47,7 +47,7 @@ def test_multibyte_characters_split_across_reads(text: str, chunk_size: int, enc
     replacer = Replacer({"語": "go", "é": "e", "🎉": "!", "\r\n": "\r\n"})
     source = io.BytesIO(text.encode(encoding))
     target = io.BytesIO()
-    transcode(replacer, source, target, name="t", encoding=encoding, chunk_size=chunk_size)
+    replace_encoded(replacer, source, target, name="t", encoding=encoding, chunk_size=chunk_size)
     assert target.getvalue().decode(encoding) == replacer.replace(text)
 
 
@@ -196,7 +196,7 @@ def test_the_replacer_and_the_source_are_checked_first(tmp_path: Path) -> None:
     with pytest.raises(TypeError, match="replacer must be a Replacer, got dict"):
         replace_file({"a": "b"}, missing)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="source must give bytes \\(open it in binary mode\\)"):
-        transcode(Replacer({"a": "b"}), io.StringIO("a"), io.BytesIO(), name="x")  # type: ignore[arg-type]
+        replace_encoded(Replacer({"a": "b"}), io.StringIO("a"), io.BytesIO(), name="x")  # type: ignore[arg-type]
 
 
 # -- what --in-place keeps: concurrent rewrites, other writers, metadata, names ----------
@@ -521,15 +521,15 @@ def test_a_backup_name_beyond_the_length_limit_is_named_in_the_error(tmp_path: P
 
 
 def test_chunk_size_has_an_upper_bound(tmp_path: Path) -> None:
-    assert MAX_CHUNK == text.MAX_CHUNK == 2**30
+    assert MAX_CHUNK == textstream.MAX_CHUNK == 2**30
     out = io.BytesIO()
-    transcode(Replacer({"a": "b"}), io.BytesIO(b"a"), out, name="t", chunk_size=MAX_CHUNK)
+    replace_encoded(Replacer({"a": "b"}), io.BytesIO(b"a"), out, name="t", chunk_size=MAX_CHUNK)
     assert out.getvalue() == b"b"
     path = write(tmp_path / "a.txt", b"a\n")
     for size in (MAX_CHUNK + 1, 2**63 - 1, 2**73):
         message = f"chunk_size must be at most {2**30} \\(MAX_CHUNK\\), got {size}$"
         with pytest.raises(ValueError, match=message):
-            transcode(Replacer({"a": "b"}), io.BytesIO(b"a"), out, name="t", chunk_size=size)
+            replace_encoded(Replacer({"a": "b"}), io.BytesIO(b"a"), out, name="t", chunk_size=size)
         with pytest.raises(ValueError, match=message):
             replace_file(Replacer({"a": "b"}), path, chunk_size=size)
     assert path.read_bytes() == b"a\n"
@@ -553,7 +553,7 @@ def test_bytes_that_would_not_be_written_back_as_they_were_are_refused(
     with pytest.raises(
         FileRefusedError, match=f"not valid {encoding}|{encoding} does not read back"
     ):
-        transcode(
+        replace_encoded(
             Replacer({"colour": "color"}), io.BytesIO(data), out, name="f.txt", encoding=encoding
         )
 
@@ -573,7 +573,7 @@ def test_a_stateful_or_multibyte_encoding_that_reads_back_is_rewritten_exactly(
 ) -> None:
     out = io.BytesIO()
     data = text.encode(encoding)
-    transcode(
+    replace_encoded(
         Replacer({"colour": "color"}),
         io.BytesIO(data),
         out,
@@ -587,7 +587,7 @@ def test_a_stateful_or_multibyte_encoding_that_reads_back_is_rewritten_exactly(
 @pytest.mark.parametrize("encoding", ["idna", "unicode_escape", "utf-7", "punycode"])
 def test_a_transform_is_not_a_text_encoding(encoding: str) -> None:
     with pytest.raises(LookupError, match="is a transform, not a text encoding"):
-        transcode(
+        replace_encoded(
             Replacer({"a": "b"}), io.BytesIO(b"a.x\n"), io.BytesIO(), name="f", encoding=encoding
         )
 
@@ -602,10 +602,12 @@ def test_a_transform_is_not_a_text_encoding(encoding: str) -> None:
 )
 def test_a_refusal_says_its_kind(data: bytes, encoding: str, kind: str) -> None:
     with pytest.raises(FileRefusedError) as caught:
-        transcode(Replacer({"a": "b"}), io.BytesIO(data), io.BytesIO(), name="f", encoding=encoding)
+        replace_encoded(
+            Replacer({"a": "b"}), io.BytesIO(data), io.BytesIO(), name="f", encoding=encoding
+        )
     assert caught.value.kind == kind
     assert caught.value.path == "f"
     unencodable = Replacer({"a": "ß"})
     with pytest.raises(FileRefusedError) as caught:
-        transcode(unencodable, io.BytesIO(b"a"), io.BytesIO(), name="f", encoding="ascii")
+        replace_encoded(unencodable, io.BytesIO(b"a"), io.BytesIO(), name="f", encoding="ascii")
     assert caught.value.kind == "unencodable"

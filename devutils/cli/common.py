@@ -13,6 +13,8 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 
+from devutils.limits import MAX_INT
+
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing slows every start
 if TYPE_CHECKING:
     from typing import Any, NoReturn
@@ -93,10 +95,6 @@ class Parser(argparse.ArgumentParser):
         # argparse's own swallows a failed write: --help onto a full disk would exit 0
         if message:
             (file or sys.stderr).write(message)
-
-
-MAX_INT = 2**63 - 1
-"""The largest integer a flag takes: int64's (every size the tools pass on fits one)."""
 
 
 def positive_int(text: str) -> int:

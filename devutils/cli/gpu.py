@@ -17,12 +17,10 @@ from dataclasses import asdict
 from typing import Any
 
 from devutils.cli.common import CliError, catch_signals, positive_int, positive_seconds
-from devutils.gpu import BACKENDS, GpuInfo, gpu_probe, gpu_snapshot, nvml_session
+from devutils.gpu import BACKENDS, GIB, MIB, GpuInfo, gpu_probe, gpu_snapshot, nvml_session
 
 SPARKS = "▁▂▃▄▅▆▇█"
 """The sparkline's levels, from 0 % to 100 % (an unknown figure is a space)."""
-_GIB = 2**30
-_MIB = 2**20
 
 
 def register(subparsers: Any) -> None:
@@ -79,14 +77,14 @@ def run(args: argparse.Namespace) -> int:
     for gpu in gpus:
         print(describe(gpu))
         for proc in gpu.processes:
-            held = "-" if proc.used_memory is None else f"{proc.used_memory / _MIB:.0f} MiB"
+            held = "-" if proc.used_memory is None else f"{proc.used_memory / MIB:.0f} MiB"
             name = proc.name if proc.visible else "(not visible in this PID namespace)"
             print(f"  pid {proc.pid}  {held}  {name}")
     return 0
 
 
 def _gib(value: int | None) -> str:
-    return "-" if value is None else f"{value / _GIB:.1f}"
+    return "-" if value is None else f"{value / GIB:.1f}"
 
 
 def describe(gpu: GpuInfo) -> str:
@@ -212,7 +210,7 @@ def _view(
         lines.append(f"  hist |{sparkline(list(seen))}")
         by_memory = sorted(gpu.processes, key=lambda p: -(p.used_memory or 0))
         for proc in by_memory[:5]:
-            held = "-" if proc.used_memory is None else f"{proc.used_memory / _MIB:.0f} MiB"
+            held = "-" if proc.used_memory is None else f"{proc.used_memory / MIB:.0f} MiB"
             lines.append(f"    pid {proc.pid:>7}  {held:>10}  {proc.name or '(other namespace)'}")
         lines.append("")
     return lines

@@ -11,9 +11,8 @@ from typing import Any
 from devutils.cli.common import CliError, positive_int
 from devutils.cli.replace.maps import load_map
 from devutils.text import Replacer
-from devutils.textfiles import MAX_CHUNK
+from devutils.textfiles import DEFAULT_CHUNK_BYTES, MAX_CHUNK
 
-DEFAULT_CHUNK = 1 << 20  # bytes read at a time
 MAX_JOBS = 256
 """The most files processed at once (``--jobs``); never more workers than files."""
 
@@ -98,7 +97,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     parser.add_argument("--encoding", default="utf-8", help="text encoding (default: utf-8)")
     parser.add_argument(
-        "--chunk-size", type=_chunk_size, default=DEFAULT_CHUNK, help=argparse.SUPPRESS
+        "--chunk-size", type=_chunk_size, default=DEFAULT_CHUNK_BYTES, help=argparse.SUPPRESS
     )
     parser.add_argument(
         "--progress",

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from devutils.cli.common import CliError
 
@@ -54,17 +55,22 @@ def _is_json_object(text: str) -> bool:
         return False
 
 
+def _add(mapping: dict[str, Any], key: str, value: object, where: str) -> None:
+    """Add *key* to *mapping*: again with the same value is fine, with another an error
+    that *where* (``--map 'FILE'``, and the line) begins."""
+    if key in mapping and mapping[key] != value:
+        msg = (
+            f"{where}: key {key!r} given twice with different values {mapping[key]!r} and {value!r}"
+        )
+        raise CliError(msg)
+    mapping[key] = value
+
+
 def _load_json(path: str, text: str) -> dict[str, str]:
     def pairs(items: list[tuple[str, object]]) -> dict[str, object]:
         mapping: dict[str, object] = {}
         for key, value in items:
-            if key in mapping and mapping[key] != value:
-                msg = (
-                    f"--map {path!r}: key {key!r} given twice with different values "
-                    f"{mapping[key]!r} and {value!r}"
-                )
-                raise CliError(msg)
-            mapping[key] = value
+            _add(mapping, key, value, f"--map {path!r}")
         return mapping
 
     try:
@@ -100,11 +106,5 @@ def _load_tsv(path: str, text: str) -> dict[str, str]:
             )
             raise CliError(msg)
         key, value = fields
-        if key in mapping and mapping[key] != value:
-            msg = (
-                f"--map {path!r} line {number}: key {key!r} given twice with different "
-                f"values {mapping[key]!r} and {value!r}"
-            )
-            raise CliError(msg)
-        mapping[key] = value
+        _add(mapping, key, value, f"--map {path!r} line {number}")
     return mapping

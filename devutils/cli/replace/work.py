@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import difflib
 import os
-import stat
 import sys
 import tempfile
 from collections.abc import Callable
@@ -17,7 +16,8 @@ from devutils.textfiles import (
     AtomicRewrite,
     FileChangedError,
     FileRefusedError,
-    transcode,
+    open_regular,
+    replace_encoded,
     write_all,
 )
 
@@ -158,22 +158,10 @@ class _Reader:
         return data
 
 
-def _open_regular(path: str) -> IO[bytes]:
-    """*path* opened for reading, if it is a regular file (a FIFO or a device is refused
-    before it is read, so that ``/dev/zero`` cannot fill the memory)."""
-    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    handle = os.fdopen(descriptor, "rb")
-    if not stat.S_ISREG(os.fstat(descriptor).st_mode):
-        handle.close()
-        raise FileRefusedError(path, "is not a regular file", "not-regular")
-    os.set_blocking(descriptor, True)
-    return handle
-
-
 def _count(job: Job, path: str, source: _Reader) -> int:
     """What rewriting *path* would count, changing nothing."""
-    with _open_regular(path) as handle:
-        return transcode(
+    with open_regular(path) as handle:
+        return replace_encoded(
             job.replacer,
             source.over(handle),
             None,
@@ -186,7 +174,7 @@ def _count(job: Job, path: str, source: _Reader) -> int:
 def _rewrite(job: Job, path: str, source: _Reader) -> int:
     """Rewrite *path* atomically (its directory is fsynced once, at the end of the run)."""
     with AtomicRewrite(path, backup_suffix=job.suffix, sync_directory=False) as rewrite:
-        state = transcode(
+        state = replace_encoded(
             job.replacer,
             source.over(rewrite.source),
             rewrite.target,
@@ -207,7 +195,7 @@ def _stdin(job: Job, source: _Reader) -> Outcome:
             raise FileRefusedError(STDIN, _too_large(len(data)), "too-large")
         diff, count = _unified(job, data, STDIN)
         return Outcome(STDIN, count, diff=diff)
-    state = transcode(
+    state = replace_encoded(
         job.replacer,
         source.over(stdin),
         None if job.mode == "dry-run" else _StdoutSink(),
@@ -232,7 +220,7 @@ def write_stdout(data: bytes) -> None:
 
 
 class _StdoutSink:
-    """What `transcode` writes to, for stdout: every write whole, or `StdoutError`."""
+    """What `replace_encoded` writes to, for stdout: every write whole, or `StdoutError`."""
 
     def write(self, data: bytes | memoryview, /) -> int:
         write_stdout(bytes(data))
@@ -240,7 +228,7 @@ class _StdoutSink:
 
 
 def _to_stdout(job: Job, path: str, source: _Reader, *, parallel: bool) -> Outcome:
-    """Transcode into a temporary file first, so a refused file writes nothing to stdout."""
+    """Replace into a temporary file first, so a refused file writes nothing to stdout."""
     target: IO[bytes]
     name = ""
     if parallel:
@@ -249,8 +237,8 @@ def _to_stdout(job: Job, path: str, source: _Reader, *, parallel: bool) -> Outco
     else:
         target = tempfile.SpooledTemporaryFile(max_size=16 << 20)  # noqa: SIM115 - closed below
     try:
-        with _open_regular(path) as handle:
-            state = transcode(
+        with open_regular(path) as handle:
+            state = replace_encoded(
                 job.replacer,
                 source.over(handle),
                 target,
@@ -282,7 +270,7 @@ def _too_large(size: int) -> str:
 
 
 def _diff(job: Job, path: str) -> Outcome:
-    with _open_regular(path) as handle:
+    with open_regular(path) as handle:
         data = handle.read(DIFF_LIMIT + 1)
     if len(data) > DIFF_LIMIT:
         raise FileRefusedError(path, _too_large(len(data)), "too-large")

@@ -1,0 +1,215 @@
+"""Replace text that arrives in pieces: exactly what replacing the whole text would give.
+
+`StreamReplacer` takes the pieces one at a time and gives back the output that is final;
+`replace_stream` copies a reader to a writer through one (``Replacer.replace_stream`` is
+the same). Both work with any replacer that finds its matches in a text from a position
+on (`Matcher`, such as `devutils.text.Replacer`), and keep back only what a later piece
+could still change: under `Matcher.max_match_length` + 1 characters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Final, Protocol
+
+__all__ = [
+    "DEFAULT_CHUNK",
+    "MAX_CHUNK",
+    "Matcher",
+    "StreamReplacer",
+    "SupportsRead",
+    "SupportsWrite",
+    "check_chunk_size",
+    "replace_stream",
+]
+
+DEFAULT_CHUNK: Final = 1 << 20
+"""Characters read at a time by `replace_stream`."""
+MAX_CHUNK: Final = 1 << 30
+"""The largest *chunk_size* that `replace_stream` (and `devutils.textfiles`) accepts:
+one read of that size is already far more memory than streaming needs."""
+
+
+class Matcher(Protocol):
+    """What streaming needs of a replacer (`devutils.text.Replacer` is one)."""
+
+    @property
+    def max_match_length(self) -> int:
+        """The most characters of text one match can cover."""
+        ...
+
+    def iter_matches(self, text: str, pos: int = 0) -> Iterator[tuple[int, int, str]]:
+        """``(start, end, replacement)`` of each match in ``text[pos:]``, left to right,
+        the characters before *pos* being context only."""
+        ...
+
+
+class SupportsRead(Protocol):
+    def read(self, size: int = ..., /) -> str: ...
+
+
+class SupportsWrite(Protocol):
+    def write(self, text: str, /) -> object: ...
+
+
+def _describe(value: object, limit: int = 80) -> str:
+    text = repr(value)
+    if len(text) > limit:
+        text = text[: limit - 3] + "..."
+    return f"{type(value).__name__} {text}"
+
+
+def check_chunk_size(chunk_size: object) -> int:
+    """Return *chunk_size* if it is an int in ``1..MAX_CHUNK``.
+
+    Raises:
+        TypeError: If *chunk_size* is not an int.
+        ValueError: If it is outside ``1..MAX_CHUNK``.
+
+    Examples:
+        >>> check_chunk_size(4096)
+        4096
+        >>> check_chunk_size(0)
+        Traceback (most recent call last):
+        ...
+        ValueError: chunk_size must be positive, got 0
+    """
+    if isinstance(chunk_size, bool) or not isinstance(chunk_size, int):
+        msg = f"chunk_size must be an int, got {_describe(chunk_size)}"
+        raise TypeError(msg)
+    if chunk_size < 1:
+        msg = f"chunk_size must be positive, got {chunk_size}"
+        raise ValueError(msg)
+    if chunk_size > MAX_CHUNK:
+        msg = f"chunk_size must be at most {MAX_CHUNK} (MAX_CHUNK), got {chunk_size}"
+        raise ValueError(msg)
+    return chunk_size
+
+
+class StreamReplacer:
+    """Feed text in pieces; get back exactly what replacing the whole text would give.
+
+    With keys of at most ``L`` characters (`Matcher.max_match_length`), a match that
+    starts more than ``L`` characters before the end of the text fed so far is final:
+    its longest key fits, and so does the character after it, which ``whole_words``
+    looks at. So each piece gives back the output up to that point and keeps the rest
+    (under ``L + 1`` characters, or the tail of a final match); the last character given
+    back stays as the context of the next search (`Matcher.iter_matches`'s *pos*).
+
+    Raises:
+        TypeError: If *replacer* has no ``iter_matches`` and ``max_match_length``, or a
+            piece fed is not a str.
+
+    Examples:
+        >>> from devutils.text import Replacer
+        >>> stream = StreamReplacer(Replacer({"new york": "NYC"}))
+        >>> stream.feed("new yo") + stream.feed("rk, new") + stream.feed(" york") + stream.finish()
+        'NYC, NYC'
+        >>> stream.count, stream.changed
+        (2, True)
+    """
+
+    def __init__(self, replacer: Matcher) -> None:
+        given: object = replacer
+        if not callable(getattr(given, "iter_matches", None)) or not isinstance(
+            getattr(given, "max_match_length", None), int
+        ):
+            msg = f"replacer must be a Replacer, got {_describe(given)}"
+            raise TypeError(msg)
+        self._replacer = replacer
+        self._keep = replacer.max_match_length + 1
+        self._buffer = ""
+        self._previous = ""  # the last character given back
+        self.count = 0
+        """Replacements made so far."""
+        self.changed = False
+        """Whether a replacement differed from the text it replaced."""
+
+    def feed(self, text: str) -> str:
+        """Add *text*; return the output that is now final."""
+        given: object = text
+        if not isinstance(given, str):
+            msg = f"text must be str, got {_describe(given)}"
+            raise TypeError(msg)
+        self._buffer += text
+        if len(self._buffer) < 2 * self._keep:
+            return ""
+        return self._replace(final=False)
+
+    def finish(self) -> str:
+        """Return the rest of the output."""
+        return self._replace(final=True)
+
+    def _replace(self, *, final: bool) -> str:
+        """The output up to the last final match (all of it if *final*)."""
+        haystack = self._previous + self._buffer
+        offset = len(self._previous)
+        commit = len(haystack) if final else len(haystack) - self._keep
+        pieces: list[str] = []
+        position = offset
+        changed = self.changed
+        for start, end, value in self._replacer.iter_matches(haystack, offset):
+            if start >= commit:
+                break
+            pieces += (haystack[position:start], value)
+            if not changed and value != haystack[start:end]:
+                changed = True
+            position = end
+            self.count += 1
+        self.changed = changed
+        upto = max(commit, position)
+        pieces.append(haystack[position:upto])
+        if upto > offset:
+            self._previous = haystack[upto - 1]
+        self._buffer = haystack[upto:]
+        return "".join(pieces)
+
+
+def replace_stream(
+    replacer: Matcher,
+    reader: SupportsRead,
+    writer: SupportsWrite,
+    *,
+    chunk_size: int = DEFAULT_CHUNK,
+) -> int:
+    """Copy text from *reader* to *writer* with replacements; return how many were made.
+
+    Reads *chunk_size* characters at a time through a `StreamReplacer`, so the output is
+    exactly the whole text replaced: matches that straddle two reads, and ``whole_words``
+    checks there, come out as they would in one. Open files with ``newline=""`` so that
+    line endings pass through unchanged.
+
+    Raises:
+        TypeError: If *replacer* is not a replacer (`Matcher`), *reader* has no ``read``
+            or gives anything but str, *writer* has no ``write``, or *chunk_size* is not
+            an int.
+        ValueError: If *chunk_size* is not in ``1..MAX_CHUNK``.
+
+    Examples:
+        >>> import io
+        >>> from devutils.text import Replacer
+        >>> out = io.StringIO()
+        >>> replace_stream(Replacer({"new york": "NYC"}), io.StringIO("new york, new york"),
+        ...                out, chunk_size=3)
+        2
+        >>> out.getvalue()
+        'NYC, NYC'
+    """
+    chunk_size = check_chunk_size(chunk_size)
+    for name, given, method in (("reader", reader, "read"), ("writer", writer, "write")):
+        if not callable(getattr(given, method, None)):
+            msg = f"{name} must have a {method}() method, got {_describe(given)}"
+            raise TypeError(msg)
+    stream = StreamReplacer(replacer)
+    while True:
+        chunk: object = reader.read(chunk_size)
+        if not chunk:
+            break
+        if not isinstance(chunk, str):
+            msg = f"reader must give str (open the file in text mode), got {_describe(chunk)}"
+            raise TypeError(msg)
+        if out := stream.feed(chunk):
+            writer.write(out)
+    if out := stream.finish():
+        writer.write(out)
+    return stream.count
