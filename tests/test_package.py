@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -89,3 +90,12 @@ def test_the_license_and_what_the_sdist_needs_are_shipped() -> None:
     assert config["project"]["license-files"] == ["LICENSE"]
     shipped = config["tool"]["hatch"]["build"]["targets"]["sdist"]["include"]
     assert {"devutils", "tests", "docs", "bench", ".ci", "LICENSE", "conftest.py"} <= set(shipped)
+
+
+def test_the_readme_has_no_link_that_breaks_on_a_package_index_page() -> None:
+    # The index shows README.md alone: a relative link there leads nowhere, so files are
+    # named as paths, and every link is absolute.
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    targets = re.findall(r"\]\(([^)]*)\)|<([a-z]+://[^>]*)>", readme)
+    links = [target for pair in targets for target in pair if target]
+    assert all(re.match(r"https?://", link) for link in links), links
