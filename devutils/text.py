@@ -8,7 +8,8 @@ again. Keys are literal text: regex metacharacters and backslashes mean themselv
 A `Replacer` holds a mapping, its options and one `devutils.textsearch.Search`, built
 with it, that finds the matches (which engine searches a text, in which windows, is the
 search's business); the Replacer renders them. `multi_replace` keeps the Replacers of
-recent mappings; `devutils.textstream` replaces text that arrives in pieces.
+recent mappings; `devutils.textstream` replaces text that arrives in pieces (its
+`StreamReplacer` and chunk sizes are importable from here too).
 """
 
 from __future__ import annotations
@@ -21,8 +22,18 @@ from typing import Any, Final
 
 from devutils import textstream
 from devutils.textsearch import SURROGATES, Engine, Search, is_word_char
+from devutils.textstream import DEFAULT_CHUNK, MAX_CHUNK, StreamReplacer
 
-__all__ = ["Engine", "Replacement", "Replacer", "is_word_char", "multi_replace"]
+__all__ = [
+    "DEFAULT_CHUNK",
+    "MAX_CHUNK",
+    "Engine",
+    "Replacement",
+    "Replacer",
+    "StreamReplacer",
+    "is_word_char",
+    "multi_replace",
+]
 
 Replacement = str | Callable[[str], str]
 """A mapping value: the replacement text, or a function of the matched text."""
@@ -321,7 +332,7 @@ class Replacer:
         reader: textstream.SupportsRead,
         writer: textstream.SupportsWrite,
         *,
-        chunk_size: int = textstream.DEFAULT_CHUNK,
+        chunk_size: int = DEFAULT_CHUNK,
     ) -> int:
         """`devutils.textstream.replace_stream` with this Replacer: *reader* to *writer*,
         *chunk_size* characters at a time, exactly as ``self.replace(whole_text)``.
