@@ -223,14 +223,13 @@ class Replacer:
         plain = [value for value in values if isinstance(value, str)]
         # Plain strings replace as they are; else each match is rendered.
         self._plain = plain if len(plain) == len(keys) and not preserve_case else None
-        self._render = _renderer(values if self._plain is None else plain, preserve_case)
-        replacements = self._render if self._plain is None else plain
+        self._render = _renderer(values, preserve_case)
         self._search = Search(
             keys,
             ignore_case=ignore_case,
             whole_words=whole_words,
             engine=engine,
-            replacements=replacements,
+            replacements=self._render if self._plain is None else self._plain,
         )
 
     def __setattr__(self, name: str, value: object) -> None:

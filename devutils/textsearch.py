@@ -240,9 +240,9 @@ class Search:
             try:
                 return [_Window(start, stop, automaton.find(text, start, stop))]
             except _FoldsLonger:
-                with contextlib.suppress(_NotHere):
+                with contextlib.suppress(_OverlappingOnly):
                     return self._around_foldings(automaton, text, start, stop)
-            except _NotHere:
+            except _OverlappingOnly:
                 pass
         return [_Window(start, stop, self._overlapping.find(text, start, stop))]
 
@@ -268,7 +268,7 @@ class Search:
                 first = at
             last = at
         if last < 0:  # a character outside `_Foldings`' blocks folds to several
-            raise _NotHere
+            raise _OverlappingOnly
         cuts += [(first - keep, False), (last + 1, True), (stop, False)]
         windows: list[_Window] = []
         position = start
@@ -280,7 +280,7 @@ class Search:
             try:
                 window = _Window(position, end, find(text, position, end))
             except _FoldsLonger:  # (a plain piece holds none of the known ones)
-                raise _NotHere from None
+                raise _OverlappingOnly from None
             if end == stop:
                 windows.append(window)
                 break
@@ -717,7 +717,7 @@ class _Automaton:
         Raises:
             _FoldsLonger: If a character of the piece folds to several (then
                 `Search._around_foldings` searches it).
-            _NotHere: If only `_Overlapping` can answer.
+            _OverlappingOnly: If only `_Overlapping` can answer.
         """
 
         def find(text: str, start: int, stop: int) -> list[Match]:
@@ -732,7 +732,7 @@ class _Automaton:
         keys (each match named by its spelling's key).
 
         Raises:
-            _NotHere: If only `_Overlapping` can answer (a placeholder in the text, a
+            _OverlappingOnly: If only `_Overlapping` can answer (a placeholder in the text, a
                 key with more spellings than `_SPELLINGS_MAX`, a character outside
                 `_Foldings`' blocks that folds to several).
         """
@@ -740,10 +740,10 @@ class _Automaton:
         def find(text: str, start: int, stop: int) -> list[Match]:
             piece = self._marked(text, start, stop)
             if not self.complete or _PLACEHOLDERS.search(piece) is not None:
-                raise _NotHere
+                raise _OverlappingOnly
             haystack = _fold_one_to_one(piece, piece.casefold())
             if haystack is None:
-                raise _NotHere
+                raise _OverlappingOnly
             found = self.spelled_automaton.find_matches_as_indexes(haystack)
             if self.whole_words:
                 found = self._unmarked(haystack, found)
@@ -761,7 +761,7 @@ class _Automaton:
         (`_unmarked`)."""
         try:
             return self._search(text, start, stop)
-        except (_NotHere, _FoldsLonger, UnicodeEncodeError):
+        except (_OverlappingOnly, _FoldsLonger, UnicodeEncodeError):
             return None
 
     def _search(self, text: str, start: int, stop: int) -> tuple[str, list[Match]]:
@@ -783,7 +783,7 @@ class _Automaton:
         if not self.whole_words:
             return piece
         if _START in piece or _END in piece:  # a marker in the text itself
-            raise _NotHere
+            raise _OverlappingOnly
         return _mark_words(piece, word_before=start > 0 and _is_word(text[start - 1]))
 
     def _unmarked(self, marked: str, found: list[Match]) -> list[Match]:
@@ -817,7 +817,7 @@ def _holds_internal(keys: Sequence[str]) -> bool:
     return any(_INTERNAL.search(key) for key in keys)
 
 
-class _NotHere(Exception):
+class _OverlappingOnly(Exception):
     """This text is for `_Overlapping`."""
 
 
