@@ -267,7 +267,7 @@ def _is_datetime_pandas(value: Any) -> bool:
     return bool(pd.api.types.is_datetime64_any_dtype(value.dtype))
 
 
-def _pair(start: Any, end: Any) -> tuple[_Column, _Column]:
+def _as_columns(start: Any, end: Any) -> tuple[_Column, _Column]:
     if not (is_column(start) or is_column(end)):
         msg = f"start or end must be a column, got {type(start).__name__} and {type(end).__name__}"
         raise TypeError(msg)
@@ -400,7 +400,7 @@ def count_months(start: Any, end: Any) -> Any:
     """
     import numpy as np
 
-    s, e = _pair(start, end)
+    s, e = _as_columns(start, end)
     missing = s.missing | e.missing
     reversed_ = _reversed(s, e)
     if reversed_.any():
@@ -425,7 +425,7 @@ def months_between(start: Any, end: Any) -> Any:
     """
     import numpy as np
 
-    s, e = _pair(start, end)
+    s, e = _as_columns(start, end)
     if s.tz is not None:
         months = _elapsed_zoned(s, e)
     else:  # naive: the wall clocks are the instants

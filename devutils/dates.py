@@ -63,7 +63,7 @@ def _is_leap(year: int) -> bool:
     return year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
 
 
-def _dim(year: int, month: int) -> int:
+def _days_in_month(year: int, month: int) -> int:
     if month == _FEBRUARY and _is_leap(year):
         return 29
     return _DAYS[month]
@@ -255,7 +255,7 @@ class _Pair(NamedTuple):
     end_at: int | None
 
 
-def _pair(start: object, end: object) -> _Pair:
+def _validated_pair(start: object, end: object) -> _Pair:
     s = _check_date("start", start)
     e = _check_date("end", end)
     s_offset, e_offset = _utcoffset("start", s), _utcoffset("end", e)
@@ -294,7 +294,7 @@ def _wall_months(s: Wall, e: Wall) -> int:
     the instants): *s* moved by the months between them lands in e's month, on day
     min(s.day, last day), at s's time; one fewer if that is past *e*."""
     months = (e.year - s.year) * _MONTHS + (e.month - s.month)
-    moved = (min(s.day, _dim(e.year, e.month)), s.since_midnight)
+    moved = (min(s.day, _days_in_month(e.year, e.month)), s.since_midnight)
     if e >= s:
         return months - (moved > (e.day, e.since_midnight))
     return months + (moved < (e.day, e.since_midnight))
@@ -306,7 +306,7 @@ def _moved_at(start: datetime, wall: Wall, months: int) -> int:
     before year 1, where a datetime cannot go."""
     year, month0 = divmod(wall.year * _MONTHS + wall.month - 1 + months, _MONTHS)
     month = month0 + 1
-    moved = Wall(year, month, min(wall.day, _dim(year, month)), wall.since_midnight)
+    moved = Wall(year, month, min(wall.day, _days_in_month(year, month)), wall.since_midnight)
     if not MINYEAR <= year <= MAXYEAR:
         return _instant(moved, _edge_offset(start, year))
     clock = (start.hour, start.minute, start.second, start.microsecond)
@@ -334,7 +334,7 @@ def _elapsed(start: datetime, pair: _Pair, end_at: int) -> int:
     return months
 
 
-def _plain(start: object, end: object) -> bool:
+def _both_plain(start: object, end: object) -> bool:
     """Whether *start* and *end* are two plain dates or two naive plain datetimes: then
     Python's own comparison is their order (the fast paths)."""
     kind = type(start)
@@ -387,13 +387,13 @@ def count_months(start: Any, end: Any) -> Any:
         ...
         devutils.dates.DateOrderError: end must not be before start, got start=...)
     """
-    if _plain(start, end):
+    if _both_plain(start, end):
         if end < start:
             raise DateOrderError(start, end)
         return (end.year - start.year) * _MONTHS + (end.month - start.month) + 1
     if not (isinstance(start, date) and isinstance(end, date)) and (cols := _columns(start, end)):
         return cols.count_months(start, end)
-    return _touched(start, end, _pair(start, end))
+    return _touched(start, end, _validated_pair(start, end))
 
 
 @overload
@@ -432,9 +432,9 @@ def months_between(start: Any, end: Any) -> Any:
         >>> months_between(start, datetime(2024, 11, 3, 6, 10, tzinfo=timezone.utc))
         1
     """
-    if _plain(start, end):  # the same arithmetic as below, on the values themselves
+    if _both_plain(start, end):  # the same arithmetic as below, on the values themselves
         months = (end.year - start.year) * _MONTHS + (end.month - start.month)
-        day = min(start.day, _dim(end.year, end.month))
+        day = min(start.day, _days_in_month(end.year, end.month))
         at = start.time() if type(start) is datetime else _MIDNIGHT
         until = end.time() if type(end) is datetime else _MIDNIGHT
         if end >= start:
@@ -442,7 +442,7 @@ def months_between(start: Any, end: Any) -> Any:
         return months + ((day, at) < (end.day, until))
     if not (isinstance(start, date) and isinstance(end, date)) and (cols := _columns(start, end)):
         return cols.months_between(start, end)
-    pair = _pair(start, end)
+    pair = _validated_pair(start, end)
     if pair.end_at is None:
         return _wall_months(pair.start, pair.end)
     return _elapsed(start, pair, pair.end_at)
@@ -490,7 +490,7 @@ def add_months(d: Any, n: Any) -> Any:
         msg = f"add_months({d!r}, {n}) is outside years 1..9999 (year {year})"
         raise DateRangeError(msg)
     month = month0 + 1
-    return d.replace(year=year, month=month, day=min(d.day, _dim(year, month)))
+    return d.replace(year=year, month=month, day=min(d.day, _days_in_month(year, month)))
 
 
 def iter_months(start: date, end: date) -> Iterator[date]:
@@ -510,7 +510,7 @@ def iter_months(start: date, end: date) -> Iterator[date]:
         >>> [d.isoformat() for d in iter_months(date(2024, 1, 31), date(2024, 4, 1))]
         ['2024-01-01', '2024-02-01', '2024-03-01', '2024-04-01']
     """
-    pair = _pair(start, end)
+    pair = _validated_pair(start, end)
     count = _touched(start, end, pair)
     first = min(pair.start, pair.end)  # the end first only where a DST shift set it back
     last = first.year * _MONTHS + first.month - 1 + count - 1
@@ -550,7 +550,7 @@ def days_in_month(year: int, month: int) -> int:
     if not 1 <= month <= _MONTHS:
         msg = f"month must be in 1..12, got {month}"
         raise ValueError(msg)
-    return _dim(year, month)
+    return _days_in_month(year, month)
 
 
 @overload
@@ -601,7 +601,7 @@ def month_end(d: Any) -> Any:
     if not isinstance(d, date) and (cols := _columns(d)):
         return cols.month_end(d)
     _check_date("d", d)
-    last = _dim(d.year, d.month)
+    last = _days_in_month(d.year, d.month)
     if isinstance(d, datetime):
         moved = d.replace(day=last, hour=23, minute=59, second=59, microsecond=999999, fold=0)
         return moved.replace(nanosecond=999) if hasattr(d, "nanosecond") else moved  # type: ignore[call-arg]

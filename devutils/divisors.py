@@ -30,7 +30,7 @@ _SCAN: Final = 64
 """Numbers tried one by one before `nearest_multiple` loops over sizes or counts."""
 
 
-def _check(name: str, value: object, minimum: int = 1) -> int:
+def _check_int_below_limit(name: str, value: object, minimum: int = 1) -> int:
     """*value* if it is an int from *minimum* up to below `LIMIT`."""
     if isinstance(value, bool) or not isinstance(value, int):
         msg = f"{name} must be an int, got {type(value).__name__} {value!r}"
@@ -45,7 +45,7 @@ def _check(name: str, value: object, minimum: int = 1) -> int:
 
 
 def _check_range(low: object, high: object) -> tuple[int, int]:
-    low, high = _check("low", low), _check("high", high)
+    low, high = _check_int_below_limit("low", low), _check_int_below_limit("high", high)
     if low > high:
         msg = f"low must be <= high, got low={low}, high={high}"
         raise ValueError(msg)
@@ -74,7 +74,7 @@ def _is_prime(n: int) -> bool:
     return True
 
 
-def _split(n: int) -> int:
+def _pollard_factor(n: int) -> int:
     """A factor of the odd composite *n* other than 1 and *n* (Pollard's rho)."""
     for c in itertools.count(1):
         slow = fast = 2
@@ -104,7 +104,7 @@ def prime_factors(n: int) -> dict[int, int]:
         ...
         ValueError: n must be >= 1, got 0
     """
-    return _prime_factors(_check("n", n))
+    return _prime_factors(_check_int_below_limit("n", n))
 
 
 def _prime_factors(n: int) -> dict[int, int]:
@@ -119,7 +119,7 @@ def _prime_factors(n: int) -> dict[int, int]:
         if _is_prime(m):
             factors[m] = factors.get(m, 0) + 1
         else:
-            part = _split(m)
+            part = _pollard_factor(m)
             pending += [part, m // part]
     return dict(sorted(factors.items()))
 
@@ -135,7 +135,7 @@ def divisors(n: int) -> list[int]:
         >>> divisors(12), divisors(97)
         ([1, 2, 3, 4, 6, 12], [1, 97])
     """
-    return _divisors(_check("n", n))
+    return _divisors(_check_int_below_limit("n", n))
 
 
 def _divisors(n: int) -> list[int]:
@@ -156,7 +156,7 @@ def has_divisor_in(n: int, low: int, high: int) -> bool:
         >>> has_divisor_in(91, 2, 6), has_divisor_in(91, 2, 7)
         (False, True)
     """
-    return _has_divisor_in(_check("n", n), *_check_range(low, high))
+    return _has_divisor_in(_check_int_below_limit("n", n), *_check_range(low, high))
 
 
 def _has_divisor_in(n: int, low: int, high: int) -> bool:
@@ -183,7 +183,7 @@ def nearest_multiple(x: int, low: int, high: int, direction: Literal["down", "up
         >>> nearest_multiple(1, 2, 8, "down") is None
         True
     """
-    x = _check("x", x, minimum=0)
+    x = _check_int_below_limit("x", x, minimum=0)
     low, high = _check_range(low, high)
     if direction not in ("down", "up"):
         msg = f"direction must be 'down' or 'up', got {direction!r}"

@@ -213,7 +213,7 @@ def _defer_handlers(deferred: list[int]) -> dict[int, Callable[[int, Any], Any]]
     return replaced
 
 
-def _run(tool: str, command: list[str], timeout: float) -> str:
+def _run_tool(tool: str, command: list[str], timeout: float) -> str:
     """Run *command* in its own process group; kill the group at the timeout, or when
     this process is interrupted (Ctrl-C), so that no hung tool is left running."""
     import signal
@@ -262,7 +262,7 @@ def _run(tool: str, command: list[str], timeout: float) -> str:
     return text
 
 
-def _process(pid: int, used: int | None) -> GpuProcess:
+def _gpu_process(pid: int, used: int | None) -> GpuProcess:
     try:
         import psutil
 
@@ -284,7 +284,9 @@ def _snapshot_smi(timeout: float, processes: bool) -> list[GpuInfo]:
         msg = "nvidia-smi not found on PATH"
         raise _NotFound(msg)
     deadline = time.monotonic() + timeout
-    text = _run("nvidia-smi", [smi, f"--query-gpu={_QUERY_GPU}", "--format=csv,nounits"], timeout)
+    text = _run_tool(
+        "nvidia-smi", [smi, f"--query-gpu={_QUERY_GPU}", "--format=csv,nounits"], timeout
+    )
     try:
         rows = parse_nvidia_smi_csv(text)
         gpus = []
@@ -312,7 +314,7 @@ def _snapshot_smi(timeout: float, processes: bool) -> list[GpuInfo]:
         return gpus
     remaining = max(0.1, deadline - time.monotonic())
     query = [smi, f"--query-compute-apps={_QUERY_APPS}", "--format=csv,nounits"]
-    text = _run("nvidia-smi", query, remaining)
+    text = _run_tool("nvidia-smi", query, remaining)
     try:
         apps = parse_nvidia_smi_csv(text)
     except ValueError as exc:
@@ -325,7 +327,7 @@ def _snapshot_smi(timeout: float, processes: bool) -> list[GpuInfo]:
             continue
         memory = _number(app.get("used_gpu_memory") or app.get("used_memory"))
         used_bytes = None if memory is None else int(memory * MIB)
-        by_uuid.setdefault(app.get("gpu_uuid") or "", []).append(_process(int(pid), used_bytes))
+        by_uuid.setdefault(app.get("gpu_uuid") or "", []).append(_gpu_process(int(pid), used_bytes))
     return [
         GpuInfo(**{**gpu.__dict__, "processes": tuple(by_uuid.get(gpu.uuid, ()))}) for gpu in gpus
     ]
@@ -359,7 +361,7 @@ def _snapshot_nvml(processes: bool) -> list[GpuInfo]:
                     used = getattr(proc, "usedGpuMemory", None)
                     if used is not None and used >= _NVML_NOT_AVAILABLE:
                         used = None
-                    procs.append(_process(int(proc.pid), used))
+                    procs.append(_gpu_process(int(proc.pid), used))
             gpus.append(
                 GpuInfo(
                     index=index,
@@ -491,7 +493,7 @@ def _amd_processes(deadline: float) -> dict[str, list[GpuProcess]]:
             used[slot, int(pid)] = used.get((slot, int(pid)), 0) + memory
     by_slot: dict[str, list[GpuProcess]] = {}
     for (slot, process), memory in sorted(used.items(), key=lambda item: -item[1]):
-        by_slot.setdefault(slot, []).append(_process(process, memory))
+        by_slot.setdefault(slot, []).append(_gpu_process(process, memory))
     return by_slot
 
 
@@ -573,7 +575,7 @@ def _snapshot_apple(processes: bool, timeout: float) -> list[GpuInfo]:
     if ioreg is None:
         msg = "ioreg not found on PATH (not macOS)"
         raise _NotFound(msg)
-    text = _run("ioreg", [ioreg, "-r", "-d", "2", "-w", "0", "-c", "IOAccelerator"], timeout)
+    text = _run_tool("ioreg", [ioreg, "-r", "-d", "2", "-w", "0", "-c", "IOAccelerator"], timeout)
     try:
         accelerators = parse_ioreg(text)
     except ValueError as exc:
@@ -623,7 +625,7 @@ def _mac_vendor(driver_class: str) -> str:
 # -- asking the backends ---------------------------------------------------------------------
 
 
-def _check(timeout: object, backends: object) -> tuple[float, tuple[str, ...]]:
+def _timeout_and_backends(timeout: object, backends: object) -> tuple[float, tuple[str, ...]]:
     if isinstance(timeout, bool) or not isinstance(timeout, int | float):
         msg = f"timeout must be a number of seconds, got {type(timeout).__name__} {timeout!r}"
         raise TypeError(msg)
@@ -689,7 +691,7 @@ _NONE_FOUND = {
 
 
 def _probe(timeout: float, processes: bool, backends: object) -> GpuProbe:
-    seconds, names = _check(timeout, backends)
+    seconds, names = _timeout_and_backends(timeout, backends)
     flag: object = processes
     if not isinstance(flag, bool):
         msg = f"processes must be a bool, got {type(flag).__name__} {flag!r}"

@@ -590,9 +590,9 @@ class CounterSampler:
         if count is not None and count < 1:
             msg = f"count must be a positive int or None, got {count!r}"
             raise ValueError(msg)
-        return self._run(float(interval), count)
+        return self._iter_samples(float(interval), count)
 
-    def _run(self, interval: float, count: int | None) -> Iterator[dict[str, Any]]:
+    def _iter_samples(self, interval: float, count: int | None) -> Iterator[dict[str, Any]]:
         if self._previous is None:
             self.sample()
         deadline = time.monotonic() + interval

@@ -92,7 +92,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     command = arguments[0] if arguments else None
     try:
-        status = _run(arguments, command)
+        status = _dispatch(arguments, command)
         sys.stdout.flush()  # here, where a failed write is still ours to report
     except KeyboardInterrupt:
         return 128 + 2  # SIGINT
@@ -113,7 +113,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     return status
 
 
-def _run(arguments: list[str], command: str | None) -> int:
+def _dispatch(arguments: list[str], command: str | None) -> int:
     if command == "replace":
         from devutils.cli.replace import prepare_argv
 

@@ -146,13 +146,13 @@ def _watch(args: argparse.Namespace) -> int:
                 catch_signals()
                 curses.wrapper(_screen, args)
             else:
-                _plain(args)
+                _print_sample_lines(args)
         except KeyboardInterrupt:
             pass
     return 0
 
 
-def _plain(args: argparse.Namespace) -> None:
+def _print_sample_lines(args: argparse.Namespace) -> None:
     """One line per sample: the time, then each GPU's figures."""
     for gpus in _samples(args):
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S")

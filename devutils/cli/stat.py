@@ -293,10 +293,10 @@ def _device_columns(args: argparse.Namespace, chosen: set[str], bits: bool) -> l
     """The disks' and the interfaces' columns (the totals, or those -D and -N name)."""
     columns: list[Column] = []
     if "disk" in chosen:
-        for disk in _split(args.disks) or ["total"]:
+        for disk in _comma_separated_names(args.disks) or ["total"]:
             columns.extend(_device_column("disk", disk, index, 1) for index in (0, 1))
     if "net" in chosen:
-        for nic in _split(args.nics) or ["total"]:
+        for nic in _comma_separated_names(args.nics) or ["total"]:
             columns.extend(_device_column("net", nic, index, 8 if bits else 1) for index in (0, 1))
     return columns
 
@@ -331,7 +331,7 @@ def build_columns(
     return columns
 
 
-def _split(text: str | None) -> list[str]:
+def _comma_separated_names(text: str | None) -> list[str]:
     """The names in a comma-separated list, each once, in order."""
     return list(dict.fromkeys(part for part in (text or "").split(",") if part))
 
@@ -341,7 +341,7 @@ def _disk_names(text: str) -> str:
     /dev/mapper/root or /dev/disk/by-label/data too) as the kernel's name for the disk
     it is (dm-0), with "!" for "/" as /proc/diskstats writes cciss/c0d0."""
     names = []
-    for name in _split(text):
+    for name in _comma_separated_names(text):
         real = os.path.realpath(name) if name.startswith("/") else ""
         names.append(real[5:].replace("/", "!") if real.startswith("/dev/") else name)
     return ",".join(dict.fromkeys(names))
@@ -537,7 +537,7 @@ def run(args: argparse.Namespace) -> int:
 def _stat(args: argparse.Namespace, gpus: list[GpuInfo]) -> int:
     from devutils.rates import CounterSampler
 
-    disks, nics = _split(args.disks), _split(args.nics)
+    disks, nics = _comma_separated_names(args.disks), _comma_separated_names(args.nics)
     sampler = CounterSampler(disks=disks, nics=nics, mem=bool(args.mem))
     if disks or nics:
         _warn_absent_devices(sampler, disks, nics)
