@@ -76,6 +76,9 @@ _PLACEHOLDERS: Final = re.compile("[\U0010ff00-\U0010ffff]")
 """Finds a placeholder in a text; needed only where the text folds to a longer one, the
 one case the keys' spellings with placeholders search it."""
 _START_OF: Final = operator.itemgetter(1)
+_COMMON_LONGER: Final = "ßﬁﬂİ"
+"""The commonest characters that fold to several, looked for before a piece is folded:
+each look is a fast scan, and answered at once in a text of narrower characters."""
 _PLAIN_GAP: Final = 1 << 10
 """Characters that fold to several, closer than this, are searched in one piece with
 the keys' spellings (see `Search._around_foldings`)."""
@@ -770,8 +773,8 @@ class _Automaton:
         piece = self._marked(text, start, stop)
         if not self.ignore_case:
             return piece, self.automaton.find_matches_as_indexes(piece)
-        if not piece.isascii() and "ß" in piece:  # the commonest, found without folding
-            raise _FoldsLonger
+        if not piece.isascii() and any(char in piece for char in _COMMON_LONGER):
+            raise _FoldsLonger  # (found without folding the piece)
         haystack = piece.casefold()
         if len(haystack) != len(piece):
             raise _FoldsLonger
