@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 
 from devutils import __version__
+from devutils.cli import COMMANDS
 
 if TYPE_CHECKING:
     from tests.conftest import Cli
@@ -144,23 +147,40 @@ def test_an_error_names_the_subcommand(args: list[str], message: str, cli: Cli) 
 
 def _flags(help_text: str) -> set[str]:
     """The option strings a parser's ``--help`` lists (its usage line aside)."""
-    import re
-
     options = help_text.split("options:", 1)[1]
     return set(re.findall(r"(?<![\w`-])(--?[A-Za-z][\w-]*)", options)) - {"-h", "--help"}
 
 
-@pytest.mark.parametrize("command", ["replace", "months", "batch", "stat", "gpu", "which-dstat"])
+def _cli_section(page: str, command: str) -> str:
+    """The part of docs/cli.md that documents *command*: replace's chapters before "Every
+    subcommand, flag by flag", or the command's own ``### `devutils COMMAND`` section."""
+    if command == "replace":
+        return page[: page.index("\n## Every subcommand, flag by flag")]
+    start = page.find(f"\n### `devutils {command}")
+    assert start >= 0, f"docs/cli.md has no section ### `devutils {command}`"
+    end = re.compile(r"^##", re.MULTILINE).search(page, start + 4)
+    return page[start : end.start() if end else len(page)]
+
+
+@pytest.mark.parametrize("command", COMMANDS)
 def test_docs_cli_md_documents_every_flag_of_every_subcommand(
     command: str, monkeypatch: pytest.MonkeyPatch, cli: Cli
 ) -> None:
-    import re
-    from pathlib import Path
-
+    # every subcommand that `devutils --help` lists, each flag in its own section, which
+    # also gives its exit statuses
     page = (Path(__file__).parent.parent / "docs" / "cli.md").read_text(encoding="utf-8")
+    section = _cli_section(page, command)
     monkeypatch.setenv("COLUMNS", "1000")  # one line a flag: no flag cut by a wrap
     flags = _flags(cli([command, "--help"]).text)
     assert flags  # the help was read
-    missing = sorted(f for f in flags if not re.search(f"`{re.escape(f)}[`\\s=\\[]", page))
+    missing = sorted(f for f in flags if not re.search(f"`{re.escape(f)}[`\\s=\\[]", section))
     assert missing == []
-    assert f"### `devutils {command}" in page or command == "replace"
+    assert re.search(r"exit status", section, re.IGNORECASE)
+
+
+def test_the_flag_check_sees_a_flag_documented_under_another_subcommand_only() -> None:
+    page = (
+        "## Every subcommand, flag by flag\n### `devutils gpu`\n`--json`\n### `devutils months`\n"
+    )
+    assert "`--json`" in _cli_section(page, "gpu")
+    assert "`--json`" not in _cli_section(page, "months")

@@ -3,9 +3,10 @@ would: line by line into `code.InteractiveConsole`, whose rules are the REPL's (
 ends a compound statement, and a statement straight after an indented block is an error).
 
 Each block starts in a fresh interpreter, so it carries its own imports, unless the line of
-prose just before it says it continues an earlier one ("Continuing the block above"); a
-block after ``<!-- skip: next -->`` is left out (it needs a GPU). Sybil (conftest.py) checks
-the blocks' outputs; this checks that they paste.
+prose just before it says it continues an earlier one ("Continuing the block above"; an
+HTML comment is not prose, a reader does not see it); a block after ``<!-- skip: next -->``
+(it needs a GPU) is pasted but not run, so it still has to parse as the REPL parses.
+Sybil (conftest.py) checks the blocks' outputs; this checks that they paste.
 """
 
 from __future__ import annotations
@@ -41,6 +42,13 @@ class Console(code.InteractiveConsole):
         self.errors.append("".join(traceback.format_exception_only(kind, value)).strip())
 
 
+class ParsingConsole(Console):
+    """An interactive interpreter that parses what is pasted and runs none of it."""
+
+    def runcode(self, code: object) -> None:
+        pass
+
+
 def pasted(block: str) -> list[tuple[list[str], bool]]:
     """What a reader pastes, statement by statement: its lines, and whether the page shows
     it raising (a ``>>>`` example whose output is a traceback). A plain block is one."""
@@ -58,27 +66,29 @@ def block_error(block: str, lines: list[str]) -> str:
     return ""
 
 
-def blocks(page: Path) -> list[tuple[int, str, bool]]:
-    """The page's blocks: (line number, text, whether it continues the one before)."""
-    text = page.read_text(encoding="utf-8")
+def blocks(text: str) -> list[tuple[int, str, bool, bool]]:
+    """A page's blocks: (line number, text, whether it continues the one before, whether
+    it runs here)."""
     found = []
     for match in FENCE.finditer(text):
         before = text[: match.start()].rstrip().splitlines()
-        if before and before[-1].strip() == "<!-- skip: next -->":
-            continue
-        continues = bool(before) and "continu" in before[-1].lower()
-        found.append((text[: match.start()].count("\n") + 1, match.group(1), continues))
+        last = before[-1].strip() if before else ""
+        runs = last != "<!-- skip: next -->"
+        continues = "continu" in last.lower() and not last.startswith("<!--")
+        found.append((text[: match.start()].count("\n") + 1, match.group(1), continues, runs))
     return found
 
 
-@pytest.mark.parametrize("page", sorted(DOCS.glob("*.md")), ids=lambda page: page.name)
-def test_every_block_pastes_into_the_interpreter(page: Path) -> None:
+def paste_failures(name: str, text: str) -> list[str]:
+    """What goes wrong when each block of the page *text* is pasted into a REPL."""
     console = Console()
     failures = []
-    for line_number, block, continues in blocks(page):
+    for line_number, block, continues, runs in blocks(text):
         if "dask" in block and not _has("distributed"):
             continue  # the Dask recipes need the dask group (their Sybil test says so)
-        if not continues:
+        if not runs:
+            console = ParsingConsole()
+        elif not continues or isinstance(console, ParsingConsole):
             console = Console()
         for lines, raises in pasted(block):
             with (
@@ -87,14 +97,50 @@ def test_every_block_pastes_into_the_interpreter(page: Path) -> None:
             ):
                 for line in lines:
                     console.push(line)
-            if raises:  # the page shows a traceback: the same kind of error, and only one
+            if raises and runs:  # the page shows a traceback: that error, and only one
                 expected = block_error(block, lines)
                 if [error.split(":")[0] for error in console.errors] != [expected]:
-                    failures.append(f"{page.name}:{line_number}: {console.errors} for {expected}")
+                    failures.append(f"{name}:{line_number}: {console.errors} for {expected}")
             else:
-                failures += [f"{page.name}:{line_number}: {error}" for error in console.errors]
+                failures += [f"{name}:{line_number}: {error}" for error in console.errors]
             console.errors.clear()
-    assert failures == []
+    return failures
+
+
+@pytest.mark.parametrize("page", sorted(DOCS.glob("*.md")), ids=lambda page: page.name)
+def test_every_block_pastes_into_the_interpreter(page: Path) -> None:
+    assert paste_failures(page.name, page.read_text(encoding="utf-8")) == []
+
+
+SKIPPED_FOR_LOOP = """<!-- skip: next -->
+```python
+for gpu in range(2):
+    print(gpu)
+print("done")
+```
+"""
+
+HIDDEN_CONTINUATION = """```python
+x = 1
+```
+
+<!-- continues the block above -->
+```python
+print(x)
+```
+"""
+
+
+def test_a_block_that_needs_a_gpu_is_still_pasted() -> None:
+    (failure,) = paste_failures("page.md", SKIPPED_FOR_LOOP)
+    assert "SyntaxError" in failure
+
+
+def test_a_continuation_said_in_a_comment_is_not_seen() -> None:
+    (failure,) = paste_failures("page.md", HIDDEN_CONTINUATION)
+    assert "NameError: name 'x' is not defined" in failure
+    visible = HIDDEN_CONTINUATION.replace("<!-- continues the block above -->", "Continuing:")
+    assert paste_failures("page.md", visible) == []
 
 
 def _has(module: str) -> bool:
