@@ -9,7 +9,8 @@ Run from the repository root after ``python3 -m pip install -e . --group dev``::
 
 The text is the English corpus (``../shared/corpus/tinyshakespeare.txt``) three times,
 about 3.3 MB; "with ß" is the same text with one character in every 100,000 replaced by
-``ß`` (``--char`` places another: ``ﬁ``, ``İ``), so both have the same length. The keys are words of the corpus, drawn at random
+``ß`` (``--char`` places another, ``ﬁ`` or ``İ``; ``--every`` sets how often, 100 for a
+German-like text), so both have the same length. The keys are words of the corpus, drawn at random
 (seeded) and distinct under case folding, a quarter of them with an ``ss`` that a ``ß``
 can match, each mapped to ``<i>``: 3, 16, 100, 1,000 and 10,000 of them.
 
@@ -83,13 +84,13 @@ def glossary(corpus: str, count: int) -> dict[str, str]:
     return {key: f"<{i}>" for i, key in enumerate(keys)}
 
 
-def text_of(corpus: str, char: str = "") -> str:
-    """The corpus three times; with *char*, one character in every `EVERY` is *char*."""
+def text_of(corpus: str, char: str = "", every: int = EVERY) -> str:
+    """The corpus three times; with *char*, one character in every *every* is *char*."""
     text = corpus * 3
     if not char:
         return text
     chars = list(text)
-    for position in range(EVERY // 2, len(chars), EVERY):
+    for position in range(every // 2, len(chars), every):
         chars[position] = char
     return "".join(chars)
 
@@ -118,14 +119,14 @@ class Result(NamedTuple):
     """Where the devutils.text measured was imported from."""
 
 
-def work(keys: int, char: str, repeats: int) -> dict[str, object]:
+def work(keys: int, char: str, every: int, repeats: int) -> dict[str, object]:
     """Build the Replacer of *keys* keys and measure it on the text (see the docstring)."""
     import devutils.text
     from devutils.text import Replacer
 
     corpus = CORPUS.read_text(encoding="utf-8")
     mapping = glossary(corpus, keys)
-    text = text_of(corpus, char)
+    text = text_of(corpus, char, every)
     del corpus
     replacer = Replacer(mapping, ignore_case=True)
     replacer.replace("Warm up in the Straße.")
@@ -168,9 +169,9 @@ def extracted(revision: str) -> Version:
     return Version(revision if commit.startswith(revision) else f"{revision} ({commit})", folder)
 
 
-def measure(version: Version, keys: int, char: str, repeats: int) -> Result:
+def measure(version: Version, keys: int, char: str, every: int, repeats: int) -> Result:
     """Run `work` in a fresh interpreter that imports *version*'s devutils."""
-    case = json.dumps({"keys": keys, "char": char, "repeats": repeats})
+    case = json.dumps({"keys": keys, "char": char, "every": every, "repeats": repeats})
     # -P and a neutral working directory: only PYTHONPATH says which devutils is imported.
     done = subprocess.run(
         [sys.executable, "-P", "-c", WORKER, str(BENCH), case],
@@ -229,6 +230,9 @@ def main() -> int:
     parser.add_argument(
         "--char", default="ß", help="the character placed in the text (default: ß; try ﬁ, İ)"
     )
+    parser.add_argument(
+        "--every", type=int, default=EVERY, help=f"place it every N characters (default: {EVERY})"
+    )
     args = parser.parse_args()
     rounds, repeats = (1, 1) if args.quick else (args.rounds, args.repeats)
     ours = Version("this tree", ROOT) if args.revision is None else extracted(args.revision)
@@ -236,7 +240,7 @@ def main() -> int:
 
     corpus = CORPUS.read_text(encoding="utf-8")
     char = args.char
-    print(f"{len(text_of(corpus)):,} characters, one {char} in every {EVERY:,}")
+    print(f"{len(text_of(corpus)):,} characters, one {char} in every {args.every:,}")
     print("keys:", ", ".join(glossary(corpus, 16)), "...")
     runs: dict[tuple[int, int, str], list[Result]] = {}
     for round_ in range(rounds):
@@ -246,7 +250,7 @@ def main() -> int:
         for keys in KEY_COUNTS:
             for placed in ("", char):
                 for index in order:
-                    result = measure(versions[index], keys, placed, repeats)
+                    result = measure(versions[index], keys, placed, args.every, repeats)
                     runs.setdefault((index, keys, placed), []).append(result)
         print(f"round {round_ + 1} of {rounds} done", file=sys.stderr, flush=True)
 

@@ -163,6 +163,9 @@ class Search:
             self._repl = lambda match: render(index[match[0]], match[0])
         # Plain strings replace whole words in the marked text where none holds a marker.
         self._marked = whole_words and self._plain is not None and not _holds_internal(self._plain)
+        spellings = [] if self._automaton is None else self._automaton.owners[len(keys) :]
+        if self._plain is not None and spellings:  # each spelling's replacement: its key's
+            self._plain = [*self._plain, *(self._plain[key] for key in spellings)]
 
     def finditer(self, text: str, pos: int = 0) -> Iterator[Match]:
         """The leftmost-longest ``(key_index, start, end)`` of ``text[pos:]``, left to right,
@@ -262,26 +265,27 @@ class Search:
         match that crosses from one piece into the next is found whole, as in one search.
         """
         keep = self.max_match_length + 1
-        cuts: list[tuple[int, bool]] = []  # each piece's cut, and whether it is spelled
-        first = last = -1
-        for at in _foldings().positions(text, start, stop):
-            if last < 0 or at - keep > last + 1 + _PLAIN_GAP:  # a new run of them
-                if last >= 0:
-                    cuts += [(first - keep, False), (last + 1, True)]
-                first = at
-            last = at
-        if last < 0:  # a character outside `_Foldings`' blocks folds to several
+        positions = _foldings().positions(
+            text, start, stop, most=(stop - start) // (_PLAIN_GAP + 1)
+        )
+        if positions is None:  # so many that the pieces would be one: search it whole
+            found = automaton.find_spelled(text, start, stop)
+            return [_Window(start, stop, found, owners=automaton.owners)]
+        if not positions:  # a character outside `_Foldings`' blocks folds to several
             raise _OverlappingOnly
-        cuts += [(first - keep, False), (last + 1, True), (stop, False)]
+        cuts = [*_cuts_around(positions, keep), (stop, False)]
         windows: list[_Window] = []
         position = start
         for cut, spelled in cuts:
             if cut <= position:
                 continue
             end = min(cut + keep, stop)
-            find = automaton.find_spelled if spelled else automaton.find
             try:
-                window = _Window(position, end, find(text, position, end))
+                if spelled:
+                    found = automaton.find_spelled(text, position, end)
+                    window = _Window(position, end, found, owners=automaton.owners)
+                else:
+                    window = _Window(position, end, automaton.find(text, position, end))
             except _FoldsLonger:  # (a plain piece holds none of the known ones)
                 raise _OverlappingOnly from None
             if end == stop:
@@ -290,6 +294,21 @@ class Search:
             windows.append(window.cut(cut - position))
             position = max(cut, position + windows[-1].end)
         return windows
+
+
+def _cuts_around(positions: list[int], keep: int) -> list[tuple[int, bool]]:
+    """The cuts of `Search._around_foldings`' pieces, each with whether the piece that
+    ends there holds characters that fold to several: one piece for each run of them
+    (closer than `_PLAIN_GAP`), from *keep* characters before its first to just after its
+    last, and the plain pieces between."""
+    cuts: list[tuple[int, bool]] = []
+    first = last = positions[0]
+    for at in positions[1:]:
+        if at - keep > last + 1 + _PLAIN_GAP:  # the next run
+            cuts += [(first - keep, False), (last + 1, True)]
+            first = at
+        last = at
+    return [*cuts, (first - keep, False), (last + 1, True)]
 
 
 class _Window(NamedTuple):
@@ -301,6 +320,9 @@ class _Window(NamedTuple):
     stop: int
     matches: list[Match]
     marked: str | None = None
+    owners: list[int] | None = None
+    """Where a match may name a key's other spelling (`_Automaton.find_spelled`), the key
+    of each spelling's index."""
 
     @property
     def end(self) -> int:
@@ -319,8 +341,10 @@ class _Window(NamedTuple):
         )
 
     def in_text(self) -> list[Match]:
-        """The matches in the text's positions (an unmarked window's)."""
-        start = self.start
+        """The matches in the text's positions, each by its key (an unmarked window's)."""
+        start, owners = self.start, self.owners
+        if owners is not None:
+            return [(owners[key], begin + start, end + start) for key, begin, end in self.matches]
         if not start:
             return self.matches
         return [(key, begin + start, end + start) for key, begin, end in self.matches]
@@ -331,8 +355,8 @@ class _Window(NamedTuple):
         plain: Sequence[str] | None,
         render: Callable[[int, str], str] | None,
     ) -> str:
-        """The window's text up to `end`, each match replaced by ``plain[key]`` or
-        ``render(key, matched)``."""
+        """The window's text up to `end`, each match replaced by ``plain[index]`` (which
+        lists each spelling's replacement too) or ``render(key, matched)``."""
         if self.marked is not None:
             piece = self.marked
         elif self.start:
@@ -347,9 +371,10 @@ class _Window(NamedTuple):
                 append(plain[key])
                 position = end
         elif render is not None:
-            for key, begin, end in self.matches:
+            owners = self.owners
+            for index, begin, end in self.matches:
                 append(piece[position:begin])
-                append(render(key, piece[begin:end]))
+                append(render(index if owners is None else owners[index], piece[begin:end]))
                 position = end
         replaced = "".join(pieces)
         return replaced if self.marked is None else _unmark(replaced)
@@ -570,14 +595,17 @@ class _Foldings:
         for folding in foldings:
             self.by_first.setdefault(folding[0], []).append((folding, placeholder[folding]))
 
-    def positions(self, text: str, start: int, stop: int) -> list[int]:
+    def positions(self, text: str, start: int, stop: int, most: int) -> list[int] | None:
         """Where the characters that fold to several are in ``text[start:stop]``, in
-        order. A `str.find` per character: each is a fast scan, and at once answered for
-        a character wider than any of the text's (most, in a Latin-1 text)."""
-        found = []
+        order; None if there are more than *most*. A `str.find` per character: each is a
+        fast scan, and at once answered for a character wider than any of the text's
+        (most of them, in a Latin-1 text)."""
+        found: list[int] = []
         for char in self.listed:
             at = text.find(char, start, stop)
             while at >= 0:
+                if len(found) == most:
+                    return None
                 found.append(at)
                 at = text.find(char, at + 1, stop)
         return sorted(found)
@@ -732,7 +760,7 @@ class _Automaton:
     def find_spelled(self, text: str, start: int, stop: int) -> list[Match]:
         """`find` for a piece with characters that fold to several: the case-folded
         piece, with each of them as one placeholder, searched for every spelling of the
-        keys (each match named by its spelling's key).
+        keys (each match named by its spelling's index: `owners` gives its key).
 
         Raises:
             _OverlappingOnly: If only `_Overlapping` can answer (a placeholder in the text, a
@@ -741,17 +769,14 @@ class _Automaton:
         """
 
         def find(text: str, start: int, stop: int) -> list[Match]:
-            piece = self._marked(text, start, stop)
+            piece = self._marked(_piece(text, start, stop), text, start)
             if not self.complete or _PLACEHOLDERS.search(piece) is not None:
                 raise _OverlappingOnly
             haystack = _fold_one_to_one(piece, piece.casefold())
             if haystack is None:
                 raise _OverlappingOnly
             found = self.spelled_automaton.find_matches_as_indexes(haystack)
-            if self.whole_words:
-                found = self._unmarked(haystack, found)
-            owners = self.owners
-            return [(owners[key], begin, end) for key, begin, end in found]
+            return self._unmarked(haystack, found) if self.whole_words else found
 
         return _by_segments(find, text, start, stop)
 
@@ -770,19 +795,21 @@ class _Automaton:
     def _search(self, text: str, start: int, stop: int) -> tuple[str, list[Match]]:
         """The piece (marked for whole words) and the matches in it, searched case-folded
         for ignore_case; `_FoldsLonger` if folding lengthens it."""
-        piece = self._marked(text, start, stop)
+        piece = _piece(text, start, stop)
+        common = self.ignore_case and not piece.isascii()
+        if common and any(char in piece for char in _COMMON_LONGER):
+            raise _FoldsLonger  # (found before the piece is marked and folded)
+        piece = self._marked(piece, text, start)
         if not self.ignore_case:
             return piece, self.automaton.find_matches_as_indexes(piece)
-        if not piece.isascii() and any(char in piece for char in _COMMON_LONGER):
-            raise _FoldsLonger  # (found without folding the piece)
         haystack = piece.casefold()
         if len(haystack) != len(piece):
             raise _FoldsLonger
         return piece, self.automaton.find_matches_as_indexes(haystack)
 
-    def _marked(self, text: str, start: int, stop: int) -> str:
-        """``text[start:stop]``, with its word gaps marked for whole words."""
-        piece = text if start == 0 and stop == len(text) else text[start:stop]
+    def _marked(self, piece: str, text: str, start: int) -> str:
+        """*piece*, which starts at *start* in *text*, with its word gaps marked for whole
+        words."""
         if not self.whole_words:
             return piece
         if _START in piece or _END in piece:  # a marker in the text itself
@@ -804,6 +831,11 @@ class _Automaton:
             append((key, first, end - removed))
             previous = end
         return matches
+
+
+def _piece(text: str, start: int, stop: int) -> str:
+    """``text[start:stop]`` (*text* itself, uncopied, where that is all of it)."""
+    return text if start == 0 and stop == len(text) else text[start:stop]
 
 
 def _leftmost_longest(keys: list[str]) -> ahocorasick_rs.AhoCorasick:
