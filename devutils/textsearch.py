@@ -80,8 +80,9 @@ _COMMON_LONGER: Final = "ßﬁﬂİ"
 """The commonest characters that fold to several, looked for before a piece is folded:
 each look is a fast scan, and answered at once in a text of narrower characters."""
 _PLAIN_GAP: Final = 1 << 10
-"""Characters that fold to several, closer than this, are searched in one piece with
-the keys' spellings (see `Search._around_foldings`)."""
+"""Characters that fold to several are searched in one piece with the keys' spellings
+where the plain piece between them would be shorter than this; a window with more than
+one in every ``_PLAIN_GAP + 1`` characters is searched whole so (`Search._around_foldings`)."""
 
 
 # -- the search ----------------------------------------------------------------------------
@@ -268,7 +269,7 @@ class Search:
         positions = _foldings().positions(
             text, start, stop, most=(stop - start) // (_PLAIN_GAP + 1)
         )
-        if positions is None:  # so many that the pieces would be one: search it whole
+        if positions is None:  # dense (as in German): the whole window, with the spellings
             found = automaton.find_spelled(text, start, stop)
             return [_Window(start, stop, found, owners=automaton.owners)]
         if not positions:  # a character outside `_Foldings`' blocks folds to several
@@ -298,9 +299,10 @@ class Search:
 
 def _cuts_around(positions: list[int], keep: int) -> list[tuple[int, bool]]:
     """The cuts of `Search._around_foldings`' pieces, each with whether the piece that
-    ends there holds characters that fold to several: one piece for each run of them
-    (closer than `_PLAIN_GAP`), from *keep* characters before its first to just after its
-    last, and the plain pieces between."""
+    ends there holds characters that fold to several: one piece for each run of them (a
+    run goes on while the plain piece to the next would be `_PLAIN_GAP` or shorter), from
+    *keep* characters before its first to just after its last, and the plain pieces
+    between."""
     cuts: list[tuple[int, bool]] = []
     first = last = positions[0]
     for at in positions[1:]:
@@ -796,8 +798,8 @@ class _Automaton:
         """The piece (marked for whole words) and the matches in it, searched case-folded
         for ignore_case; `_FoldsLonger` if folding lengthens it."""
         piece = _piece(text, start, stop)
-        common = self.ignore_case and not piece.isascii()
-        if common and any(char in piece for char in _COMMON_LONGER):
+        may_fold_longer = self.ignore_case and not piece.isascii()
+        if may_fold_longer and any(char in piece for char in _COMMON_LONGER):
             raise _FoldsLonger  # (found before the piece is marked and folded)
         piece = self._marked(piece, text, start)
         if not self.ignore_case:
