@@ -81,7 +81,7 @@ _COMMON_LONGER: Final = "ßﬁﬂİ"
 each look is a fast scan, and answered at once in a text of narrower characters."""
 _PLAIN_GAP: Final = 1 << 10
 """Characters that fold to several are searched in one piece with the keys' spellings
-where the plain piece between them would be shorter than this; a window with more than
+where the plain piece between them would be at most this long; a window with more than
 one in every ``_PLAIN_GAP + 1`` characters is searched whole so (`Search._around_foldings`)."""
 
 
