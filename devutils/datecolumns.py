@@ -196,8 +196,8 @@ class _Column:
             raise ValueError(msg + str(self.wall[where]))
 
     def split(self) -> None:
-        """The calendar fields of the wall clock, by integer arithmetic (numpy's own
-        conversion to months costs 5x as much): ``days`` since 1970-01-01 and ``months``
+        """The calendar fields of the wall clock, by integer arithmetic (cheaper than
+        numpy's own conversion to months): ``days`` since 1970-01-01 and ``months``
         since 1970-01 now, ``since_midnight`` (ns) and ``day`` of the month when asked;
         day 0 (1970-01-01) where missing."""
         import numpy as np
