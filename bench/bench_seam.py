@@ -25,7 +25,7 @@ def replace_by_finditer(search: Search, values: list[str], text: str) -> str:
     """The one-way-in replacement: `finditer`'s matches joined with their values."""
     parts: list[str] = []
     position = 0
-    for key, start, end in search.finditer(text):
+    for start, end, key in search.finditer(text):
         parts += (text[position:start], values[key])
         position = end
     parts.append(text[position:])

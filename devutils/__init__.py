@@ -1,7 +1,8 @@
 """devutils: small, exact developer utilities.
 
 Modules: `devutils.text`, `devutils.textstream` and `devutils.textfiles` (one-pass
-multi-replace, in strings, streams and files; `devutils.textsearch` finds the matches),
+multi-replace, in strings, streams and files; `devutils.textsearch` finds the matches
+with the engines of `devutils.textengines`),
 `devutils.dates` and `devutils.datecolumns` (month arithmetic, on scalars and
 columns), `devutils.batch` and `devutils.batchfinder` (ML batch-size planning, and
 probing what fits), `devutils.system` and `devutils.gpu` (resource sampling, GPUs) and

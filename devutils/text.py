@@ -9,7 +9,7 @@ A `Replacer` holds a mapping, its options and one `devutils.textsearch.Search`, 
 with it, that finds the matches (which engine searches a text, in which windows, is the
 search's business); the Replacer renders them. `multi_replace` keeps the Replacers of
 recent mappings; `devutils.textstream` replaces text that arrives in pieces (its
-`StreamReplacer` and chunk sizes are importable from here too).
+`StreamReplacer`, `replace_stream` and chunk sizes are importable from here too).
 """
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ import functools
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from types import MappingProxyType
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
-from devutils import textstream
-from devutils.textsearch import SURROGATES, Engine, Search, is_word_char
-from devutils.textstream import DEFAULT_CHUNK, MAX_CHUNK, StreamReplacer
+from devutils.textengines import SURROGATES, is_word_char
+from devutils.textsearch import Engine, Search
+from devutils.textstream import DEFAULT_CHUNK, MAX_CHUNK, StreamReplacer, replace_stream
 
 __all__ = [
     "DEFAULT_CHUNK",
@@ -33,6 +33,7 @@ __all__ = [
     "StreamReplacer",
     "is_word_char",
     "multi_replace",
+    "replace_stream",
 ]
 
 Replacement = str | Callable[[str], str]
@@ -163,6 +164,18 @@ def _title_word(match: re.Match[str]) -> str:
 # -- the Replacer --------------------------------------------------------------------------
 
 
+class _Options(NamedTuple):
+    """A Replacer's options, in `_rebuild`'s order."""
+
+    ignore_case: bool
+    whole_words: bool
+    preserve_case: bool
+    engine: Engine
+
+
+_FLAGS: Final = ("ignore_case", "whole_words", "preserve_case")
+
+
 class Replacer:
     """A compiled, immutable set of replacements, applied in one pass.
 
@@ -179,23 +192,20 @@ class Replacer:
             are not word characters (see `is_word_char`).
         preserve_case: Give the replacement the matched text's case pattern:
             all upper -> upper, title case -> title case, otherwise as given.
-        engine: ``"auto"`` (the default) picks per text; ``"re"``, ``"automaton"`` or
-            ``"overlapping"`` forces one (see `devutils.textsearch`). Every engine gives
-            the same results: forcing one is for tests and benchmarks.
+        engine: ``"auto"`` (the default) picks per text; the others force one (see
+            `devutils.textsearch`), for tests and benchmarks: all give the same results.
 
     Raises:
-        TypeError: If *mapping* is not a Mapping, a key is not a str, a value is
-            neither a str nor callable, or an option is not a bool.
-        ValueError: If a key is empty or holds a lone surrogate, (with *ignore_case*)
-            two keys fold to the same text but map to different values, or *engine* is
-            unknown (``"re"`` does not case-fold).
+        TypeError: If *mapping* is not a Mapping of str keys to str or callable values,
+            or an option is not a bool.
+        ValueError: If a key is empty or holds a lone surrogate, two keys fold alike
+            (with *ignore_case*) but map to different values, or *engine* is unknown
+            (or ``"re"`` with *ignore_case*: it does not case-fold).
 
     Examples:
         >>> swap = Replacer({"cat": "dog", "dog": "cat"})
         >>> swap("cat chases dog")
         'dog chases cat'
-        >>> swap.replace_count("dogs and cats")
-        ('cats and dogs', 2)
         >>> Replacer({"new": "old", "new york": "NYC"})("new york is new")
         'NYC is old'
         >>> Replacer({b"key": "value"})
@@ -203,6 +213,8 @@ class Replacer:
         ...
         TypeError: mapping keys must be str, got bytes b'key'
     """
+
+    __slots__ = ("_mapping", "_options", "_plain", "_render", "_search")
 
     def __init__(
         self,
@@ -213,10 +225,12 @@ class Replacer:
         preserve_case: bool = False,
         engine: Engine = "auto",
     ) -> None:
-        self._ignore_case = _check_flag("ignore_case", ignore_case)
-        self._whole_words = _check_flag("whole_words", whole_words)
-        self._preserve_case = _check_flag("preserve_case", preserve_case)
-        self._engine = engine
+        self._options = _Options(
+            _check_flag("ignore_case", ignore_case),
+            _check_flag("whole_words", whole_words),
+            _check_flag("preserve_case", preserve_case),
+            engine,
+        )
         snapshot = _snapshot(mapping)
         self._mapping = MappingProxyType(snapshot)
         keys, values = _fold_keys(snapshot, ignore_case)
@@ -232,20 +246,14 @@ class Replacer:
             replacements=self._render if self._plain is None else self._plain,
         )
 
-    def __setattr__(self, name: str, value: object) -> None:
-        if not name.startswith("_"):
-            msg = f"Replacer is immutable: cannot set {name!r}"
-            raise AttributeError(msg)
-        super().__setattr__(name, value)
-
     def __reduce__(self) -> tuple[Callable[..., Replacer], tuple[object, ...]]:
-        options = (self._ignore_case, self._whole_words, self._preserve_case, self._engine)
-        return (_rebuild, (dict(self._mapping), *options))
+        return (_rebuild, (dict(self._mapping), *self._options))
 
     def __repr__(self) -> str:
+        options = self._options
         shown = [f"<{len(self._mapping)} keys>"]
-        shown += [f"{name}=True" for name in _FLAGS if getattr(self, name)]
-        shown += [] if self._engine == "auto" else [f"engine={self._engine!r}"]
+        shown += [f"{name}=True" for name in _FLAGS if getattr(options, name)]
+        shown += [] if options.engine == "auto" else [f"engine={options.engine!r}"]
         return f"Replacer({', '.join(shown)})"
 
     @property
@@ -256,29 +264,22 @@ class Replacer:
     @property
     def ignore_case(self) -> bool:
         """Whether keys match with full Unicode case folding."""
-        return self._ignore_case
+        return self._options.ignore_case
 
     @property
     def whole_words(self) -> bool:
         """Whether matches must not touch word characters on either side."""
-        return self._whole_words
+        return self._options.whole_words
 
     @property
     def preserve_case(self) -> bool:
         """Whether replacements take the matched text's case pattern."""
-        return self._preserve_case
+        return self._options.preserve_case
 
     @property
     def max_match_length(self) -> int:
-        """The most characters of text one match can cover (0 for an empty mapping).
-
-        Streaming keeps this many characters (plus one) back between chunks.
-        """
+        """The most characters of text one match can cover (0 for an empty mapping)."""
         return self._search.max_match_length
-
-    def __call__(self, text: str) -> str:
-        """Same as `replace`."""
-        return self.replace(text)
 
     def replace(self, text: str) -> str:
         """Return *text* with every match replaced, in one left-to-right pass.
@@ -293,6 +294,8 @@ class Replacer:
         if type(text) is str:
             return self._search.subn(text)[0]
         return self.replace_count(text)[0]  # (which names the wrong text)
+
+    __call__ = replace
 
     def replace_count(self, text: str) -> tuple[str, int]:
         """Return ``(new_text, number_of_replacements)``.
@@ -322,28 +325,9 @@ class Replacer:
         """
         matches = self._search.finditer(_check_text(text), _check_pos(pos, text))
         if (plain := self._plain) is not None:
-            return ((start, end, plain[key]) for key, start, end in matches)
+            return ((start, end, plain[key]) for start, end, key in matches)
         render = self._render
-        return ((start, end, render(key, text[start:end])) for key, start, end in matches)
-
-    def replace_stream(
-        self,
-        reader: textstream.SupportsRead,
-        writer: textstream.SupportsWrite,
-        *,
-        chunk_size: int = DEFAULT_CHUNK,
-    ) -> int:
-        """`devutils.textstream.replace_stream` with this Replacer: *reader* to *writer*,
-        *chunk_size* characters at a time, exactly as ``self.replace(whole_text)``.
-
-        Examples:
-            >>> import io
-            >>> out = io.StringIO()
-            >>> Replacer({"new york": "NYC"}).replace_stream(io.StringIO("new york, new york"),
-            ...                                              out, chunk_size=3)
-            2
-        """
-        return textstream.replace_stream(self, reader, writer, chunk_size=chunk_size)
+        return ((start, end, render(key, text[start:end])) for start, end, key in matches)
 
 
 def _renderer(values: Sequence[Replacement], preserve_case: bool) -> Callable[[int, str], str]:
@@ -360,9 +344,6 @@ def _renderer(values: Sequence[Replacement], preserve_case: bool) -> Callable[[i
         return _match_case(matched, value) if preserve_case else value
 
     return render
-
-
-_FLAGS: Final = ("ignore_case", "whole_words", "preserve_case")
 
 
 def _rebuild(

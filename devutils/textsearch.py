@@ -1,59 +1,56 @@
 """Find literal keys in a text, leftmost-longest: `Search`, the one way `devutils.text` searches.
 
 ``Search(keys).finditer(text, pos)`` yields the leftmost-longest matches of the keys in
-``text[pos:]`` as ``(key_index, start, end)``, in the text's own positions; and
+``text[pos:]`` as ``(start, end, key_index)``, in the text's own positions; and
 ``Search(keys, replacements=...).subn(text)`` replaces them. How they are found is the
-search's own business, decided when it is built:
+search's own business, decided when it is built and per text:
 
-* Engines. A `re` pattern (`_Pattern`): a longest-first alternation or, for whole words,
-  a trie-shaped pattern between word-boundary lookarounds. Aho-Corasick (`_Automaton`,
-  leftmost-longest, `ahocorasick_rs`). Every overlapping occurrence, filtered and resolved
-  leftmost-longest in Python (`_Overlapping`), for the rare text the automaton cannot
-  take. They give identical answers; they differ in speed, and ``engine=`` forces one.
+* Which engine (`devutils.textengines`): a `re` pattern for a few keys on a short text,
+  or for whole words where stdlib `re`'s word characters agree with Unicode's; else
+  Aho-Corasick; every overlapping occurrence, resolved in Python, for the rare text
+  the automaton cannot take. They give identical answers; ``engine=`` forces one.
 * Windows. A long text is searched `WINDOW` characters at a time (`_Window`), so memory
   holds one window's matches, never every match at once.
-* Whole words. The automaton searches the text with the gaps where a word may start or
-  end marked in it (`_mark_words`); `subn` replaces in the marked text and then removes
-  the markers, `finditer` gives the matches in the text's positions.
-* Case folding. The automaton searches the case-folded text, with each character that
-  folds to several (``"ß"`` -> ``"ss"``) standing as one placeholder that the keys'
-  spellings with those characters match (a second automaton, built when a text first
-  needs it). A text that holds its markers (U+0002 and U+0003, control characters) or
-  placeholders (U+10FF00..U+10FFFF, private use) goes to `_Overlapping`.
-
-Word characters are Unicode's (UTS #18 Annex C, the `regex` package's ``\\w``); `regex`
-decides them (once per character), never the search, which it would slow (docs/text.md).
-Lone surrogates (from ``surrogateescape``) are in no key, so no match crosses one.
+* Pieces. With case folding, a window that holds a few characters that fold to several
+  (``"ß"`` -> ``"ss"``) is searched a piece at a time, so that only the pieces around
+  them pay for their spellings (`Search._around_foldings`).
+* Whole words. `subn` replaces plain strings in a window with its word gaps marked and
+  then removes the markers; `finditer` gives the matches in the text's positions.
 """
 
 from __future__ import annotations
 
 import bisect
 import contextlib
-import functools
 import itertools
 import operator
 import re
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple
+from typing import Final, Literal, NamedTuple
 
-import ahocorasick_rs
+from devutils.textengines import (
+    Automaton,
+    FoldsLonger,
+    Found,
+    Overlapping,
+    OverlappingOnly,
+    Pattern,
+    folding_positions,
+    holds_internal,
+    marked_cut,
+    unmark,
+    unmarked_length,
+)
 
-if TYPE_CHECKING:
-    import regex
-
-__all__ = ["SURROGATES", "WINDOW", "Engine", "Match", "Search", "is_word_char"]
+__all__ = ["WINDOW", "Engine", "Match", "Search"]
 
 Engine = Literal["auto", "re", "automaton", "overlapping"]
 """``"auto"`` picks per text; the others force one engine (for tests and benchmarks)."""
 Match = tuple[int, int, int]
-"""``(key_index, start, end)`` of one match."""
+"""``(start, end, key_index)`` of one match, in the text's positions."""
 
 WINDOW: Final = 1 << 18
 """Characters of a long text searched at a time."""
-SURROGATES: Final = re.compile("[\ud800-\udfff]+")
-"""Finds a run of lone surrogates (``surrogateescape``'s undecodable bytes): a key must
-hold none, and the engines search between them."""
 
 _SMALL: Final = 16
 """Case-sensitive mappings of at most this many keys use a `re` alternation..."""
@@ -62,27 +59,11 @@ _SHORT: Final = 2000
 _TRIE_MAX: Final = 500
 """Case-sensitive whole words up to this many keys use a trie-shaped `re` pattern where
 stdlib `re`'s word characters are Unicode's (measured in bench/bench_text_edges.py)."""
-_SPELLINGS_MAX: Final = 64
-"""Spellings of one key with placeholders beyond which texts with multi-character
-foldings go to `_Overlapping`."""
-_PRIVATE_FIRST: Final = 0x10FF00
-_START: Final = "\x02"
-_END: Final = "\x03"
-"""Markers of the gaps where a whole word may start or end (see `_mark_words`)."""
-_MARKERS: Final = _START + _END
-_INTERNAL: Final = re.compile("[\x02\x03\U0010ff00-\U0010ffff]")
-"""Finds the characters the automaton uses as markers and placeholders."""
-_PLACEHOLDERS: Final = re.compile("[\U0010ff00-\U0010ffff]")
-"""Finds a placeholder in a text; needed only where the text folds to a longer one, the
-one case the keys' spellings with placeholders search it."""
-_START_OF: Final = operator.itemgetter(1)
-_COMMON_LONGER: Final = "ßﬁﬂİ"
-"""The commonest characters that fold to several, looked for before a piece is folded:
-each look is a fast scan, and answered at once in a text of narrower characters."""
 _PLAIN_GAP: Final = 1 << 10
 """Characters that fold to several are searched in one piece with the keys' spellings
 where the plain piece between them would be at most this long; a window with more than
 one in every ``_PLAIN_GAP + 1`` characters is searched whole so (`Search._around_foldings`)."""
+_START_OF: Final = operator.itemgetter(1)
 
 
 # -- the search ----------------------------------------------------------------------------
@@ -91,19 +72,20 @@ one in every ``_PLAIN_GAP + 1`` characters is searched whole so (`Search._around
 class Search:
     """The leftmost-longest matches of literal keys, found by whichever engine fits a text.
 
-    Two ways in: `finditer`, the matches in the text's positions, and `subn`: those
-    matches joined with their *replacements*, at C speed where the engine allows (a `re`
-    pattern's own ``subn``, or each window's matches joined in its own positions, whole
-    words in the marked text), without a Python step per match to the text's positions.
+    `finditer` gives the matches. `subn` gives exactly what joining them with their
+    *replacements* gives, without a Python step per match where the engine allows: a
+    `re` pattern's own ``subn``, each window's matches joined in its own positions, and
+    for whole words, in the window with its word gaps marked (docs/architecture.md
+    shows what that saves).
 
     Args:
         keys: Non-empty strings without lone surrogates, distinct (after case folding,
             with *ignore_case*); `devutils.text.Replacer` checks them.
         ignore_case: Match with full Unicode case folding (`str.casefold`).
         whole_words: Match only where the characters just before and just after the
-            match are not word characters (`is_word_char`).
+            match are not word characters (`devutils.text.is_word_char`).
         engine: ``"auto"`` picks per text; ``"re"``, ``"automaton"`` or ``"overlapping"``
-            forces one (``"automaton"`` still hands `_Overlapping` the texts it cannot take).
+            forces one (``"automaton"`` still hands `Overlapping` the texts it cannot take).
         replacements: For `subn`: each key's replacement, in the keys' order, or a
             function of the key's index and the matched text that returns it.
 
@@ -113,11 +95,11 @@ class Search:
     Examples:
         >>> search = Search(["new", "new york"], replacements=["old", "NYC"])
         >>> list(search.finditer("new york, new"))
-        [(1, 0, 8), (0, 10, 13)]
+        [(0, 8, 1), (10, 13, 0)]
         >>> search.subn("new york, new")
         ('NYC, old', 2)
         >>> list(Search(["b"], whole_words=True).finditer("ab b", 1))
-        [(0, 3, 4)]
+        [(3, 4, 0)]
     """
 
     def __init__(
@@ -143,12 +125,12 @@ class Search:
         self._pattern = _re_engine(
             keys, engine=engine, ignore_case=ignore_case, whole_words=whole_words
         )
-        self._automaton: _Automaton | None = None
-        if keys and engine in ("auto", "automaton") and not _holds_internal(keys):
-            self._automaton = _Automaton(keys, whole_words=whole_words, ignore_case=ignore_case)
+        self._automaton: Automaton | None = None
+        if keys and engine in ("auto", "automaton") and not holds_internal(keys):
+            self._automaton = Automaton(keys, whole_words=whole_words, ignore_case=ignore_case)
         # Built now where it searches every text, else per text handed to it.
         eager = bool(keys) and self._automaton is None and engine != "re"
-        self._overlapping = _Overlapping(
+        self._overlapping = Overlapping(
             keys, whole_words=whole_words, ignore_case=ignore_case, eager=eager
         )
         self._replacements = replacements
@@ -163,13 +145,13 @@ class Search:
         if render is not None:
             self._repl = lambda match: render(index[match[0]], match[0])
         # Plain strings replace whole words in the marked text where none holds a marker.
-        self._marked = whole_words and self._plain is not None and not _holds_internal(self._plain)
+        self._marked = whole_words and self._plain is not None and not holds_internal(self._plain)
         spellings = [] if self._automaton is None else self._automaton.owners[len(keys) :]
         if self._plain is not None and spellings:  # each spelling's replacement: its key's
             self._plain = [*self._plain, *(self._plain[key] for key in spellings)]
 
     def finditer(self, text: str, pos: int = 0) -> Iterator[Match]:
-        """The leftmost-longest ``(key_index, start, end)`` of ``text[pos:]``, left to right,
+        """The leftmost-longest ``(start, end, key_index)`` of ``text[pos:]``, left to right,
         in the text's positions; the characters before *pos* are context, as in
         `re.Pattern.finditer`. *text* is a str and *pos* in ``0..len(text)``
         (`devutils.text.Replacer.iter_matches` checks both)."""
@@ -192,7 +174,11 @@ class Search:
         if (
             pattern is not None
             and (stdlib := pattern.stdlib) is not None
-            and (len(text) < _SHORT if pattern.short_only else pattern.applies(text, 0, len(text)))
+            and (
+                len(text) < pattern.shorter_than
+                if pattern.shorter_than is not None
+                else pattern.applies(text, 0, len(text))
+            )
         ):
             return stdlib.subn(self._repl, text)
         parts: list[str] = []
@@ -246,19 +232,19 @@ class Search:
                 return [_Window(start, stop, found[1], found[0])]
             try:
                 return [_Window(start, stop, automaton.find(text, start, stop))]
-            except _FoldsLonger:
-                with contextlib.suppress(_OverlappingOnly):
+            except FoldsLonger:
+                with contextlib.suppress(OverlappingOnly):
                     return self._around_foldings(automaton, text, start, stop)
-            except _OverlappingOnly:
+            except OverlappingOnly:
                 pass
         return [_Window(start, stop, self._overlapping.find(text, start, stop))]
 
     def _around_foldings(
-        self, automaton: _Automaton, text: str, start: int, stop: int
+        self, automaton: Automaton, text: str, start: int, stop: int
     ) -> list[_Window]:
         """The matches in ``text[start:stop]``, which holds characters that fold to
         several (``"ß"`` -> ``"ss"``), a piece at a time: only the pieces around those
-        characters are searched for the keys' spellings (`_Automaton.find_spelled`).
+        characters are searched for the keys' spellings (`Automaton.find_spelled`).
 
         Each piece is searched as a window is (`_windows`): up to its cut and
         `max_match_length` + 1 characters past it, keeping the matches that start before
@@ -266,14 +252,12 @@ class Search:
         match that crosses from one piece into the next is found whole, as in one search.
         """
         keep = self.max_match_length + 1
-        positions = _foldings().positions(
-            text, start, stop, most=(stop - start) // (_PLAIN_GAP + 1)
-        )
+        positions = folding_positions(text, start, stop, most=(stop - start) // (_PLAIN_GAP + 1))
         if positions is None:  # dense (as in German): the whole window, with the spellings
             found = automaton.find_spelled(text, start, stop)
             return [_Window(start, stop, found, owners=automaton.owners)]
         if not positions:  # a character outside `_Foldings`' blocks folds to several
-            raise _OverlappingOnly
+            raise OverlappingOnly
         cuts = [*_cuts_around(positions, keep), (stop, False)]
         windows: list[_Window] = []
         position = start
@@ -287,8 +271,8 @@ class Search:
                     window = _Window(position, end, found, owners=automaton.owners)
                 else:
                     window = _Window(position, end, automaton.find(text, position, end))
-            except _FoldsLonger:  # (a plain piece holds none of the known ones)
-                raise _OverlappingOnly from None
+            except FoldsLonger:  # (a plain piece holds none of the known ones)
+                raise OverlappingOnly from None
             if end == stop:
                 windows.append(window)
                 break
@@ -320,10 +304,10 @@ class _Window(NamedTuple):
 
     start: int
     stop: int
-    matches: list[Match]
+    matches: list[Found]
     marked: str | None = None
     owners: list[int] | None = None
-    """Where a match may name a key's other spelling (`_Automaton.find_spelled`), the key
+    """Where a match may name a key's other spelling (`Automaton.find_spelled`), the key
     of each spelling's index."""
 
     @property
@@ -332,12 +316,12 @@ class _Window(NamedTuple):
         if not self.matches:
             return 0
         end = self.matches[-1][2]
-        return end if self.marked is None else _unmarked_length(self.marked, end)
+        return end if self.marked is None else unmarked_length(self.marked, end)
 
     def cut(self, chars: int) -> _Window:
         """This window with only the matches that start in its first *chars* characters."""
         marked = self.marked
-        limit = chars if marked is None else _marked_cut(marked, self.stop - self.start - chars)
+        limit = chars if marked is None else marked_cut(marked, self.stop - self.start - chars)
         return self._replace(
             matches=self.matches[: bisect.bisect_left(self.matches, limit, key=_START_OF)]
         )
@@ -346,10 +330,8 @@ class _Window(NamedTuple):
         """The matches in the text's positions, each by its key (an unmarked window's)."""
         start, owners = self.start, self.owners
         if owners is not None:
-            return [(owners[key], begin + start, end + start) for key, begin, end in self.matches]
-        if not start:
-            return self.matches
-        return [(key, begin + start, end + start) for key, begin, end in self.matches]
+            return [(begin + start, end + start, owners[key]) for key, begin, end in self.matches]
+        return [(begin + start, end + start, key) for key, begin, end in self.matches]
 
     def replaced(
         self,
@@ -379,548 +361,20 @@ class _Window(NamedTuple):
                 append(render(index if owners is None else owners[index], piece[begin:end]))
                 position = end
         replaced = "".join(pieces)
-        return replaced if self.marked is None else _unmark(replaced)
+        return replaced if self.marked is None else unmark(replaced)
 
 
 def _re_engine(
     keys: list[str], *, engine: Engine, ignore_case: bool, whole_words: bool
-) -> _Pattern | None:
+) -> Pattern | None:
     """The ``"re"`` engine where a search uses it: forced, or (by ``"auto"``, case-sensitive)
     for a few keys on short texts, or for whole words where stdlib `re` agrees."""
     if keys and engine == "re":
-        return _Pattern(keys, whole_words=whole_words, unicode=whole_words)
+        return Pattern(keys, whole_words=whole_words, unicode=whole_words)
     if not keys or engine != "auto" or ignore_case:
         return None
     if not whole_words and len(keys) <= _SMALL:
-        return _Pattern(keys, whole_words=False, short_only=True)
+        return Pattern(keys, whole_words=False, shorter_than=_SHORT)
     if whole_words and len(keys) <= _TRIE_MAX:
-        return _Pattern(keys, whole_words=True)
+        return Pattern(keys, whole_words=True)
     return None
-
-
-def _by_segments(
-    find: Callable[[str, int, int], list[Match]], text: str, start: int, stop: int
-) -> list[Match]:
-    """``find(text, start, stop)``, or where the text holds lone surrogates (which
-    ahocorasick_rs cannot take, and no key holds) the matches between them, in the
-    positions of ``text[start:stop]``."""
-    try:
-        return find(text, start, stop)
-    except UnicodeEncodeError:
-        found: list[Match] = []
-        begin = start
-        for surrogates in SURROGATES.finditer(text, start, stop):
-            shift = begin - start
-            found += [
-                (key, b + shift, e + shift) for key, b, e in find(text, begin, surrogates.start())
-            ]
-            begin = surrogates.end()
-        shift = begin - start
-        return found + [(key, b + shift, e + shift) for key, b, e in find(text, begin, stop)]
-
-
-# -- word characters -----------------------------------------------------------------------
-
-
-@functools.cache
-def _word_pattern() -> Any:
-    """`regex`'s ``\\w``, compiled on first use: only whole words need `regex`, so
-    ``devutils replace`` does not pay for importing it otherwise."""
-    import regex
-
-    return regex.compile(r"\w")
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def _is_word(char: str) -> bool:
-    return _word_pattern().match(char) is not None
-
-
-def is_word_char(char: str) -> bool:
-    """Return True if *char* is a word character for ``whole_words``.
-
-    Unicode's definition (UTS #18, Annex C, as the `regex` package's ``\\w`` matches
-    it): letters and other alphabetic characters, combining marks, decimal digits,
-    connector punctuation such as ``_``, and the joiners U+200C and U+200D. So a
-    combining accent, a Devanagari vowel sign or the zero-width joiner inside an emoji
-    sequence is part of the word it is in.
-
-    Raises:
-        TypeError: If *char* is not a str.
-        ValueError: If *char* is not exactly one character.
-
-    Examples:
-        >>> [is_word_char(c) for c in "a_9é語+ -"]
-        [True, True, True, True, True, False, False, False]
-        >>> is_word_char("\\u0301"), is_word_char("\\u093f"), is_word_char("\\u200d")
-        (True, True, True)
-        >>> is_word_char("½"), is_word_char("²")
-        (False, False)
-    """
-    given: object = char
-    if not isinstance(given, str):
-        msg = f"char must be a str, got {type(given).__name__} {given!r}"
-        raise TypeError(msg)
-    if len(char) != 1:
-        msg = f"char must be one character, got {char!r}"
-        raise ValueError(msg)
-    return _is_word(char)
-
-
-@functools.cache
-def _stdlib_differs() -> re.Pattern[str]:
-    """Finds a character whose stdlib `re` ``\\w`` (``str.isalnum()`` or ``_``) differs
-    from Unicode's: a combining mark, a superscript or fraction, a circled letter. Every
-    such character of the Basic Multilingual Plane is found by asking both once; every
-    character beyond it counts as one, to be safe."""
-    chars = [
-        code
-        for code in range(0x80, 0x10000)
-        if chr(code).isalnum() != _is_word(chr(code))  # (both agree on "_")
-    ]
-    ranges: list[list[int]] = []
-    for code in chars:
-        if ranges and ranges[-1][1] == code - 1:
-            ranges[-1][1] = code
-        else:
-            ranges.append([code, code])
-    body = "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in ranges)
-    return re.compile(f"[{body}\U00010000-\U0010ffff]")
-
-
-def _stdlib_words_agree(text: str, start: int, stop: int) -> bool:
-    """Whether stdlib `re`'s word characters are Unicode's on ``text[start:stop]`` and
-    the characters on either side (always so on ASCII)."""
-    if start == 0 and stop == len(text):
-        if text.isascii():
-            return True
-    elif text[max(start - 1, 0) : stop + 1].isascii():
-        return True
-    return _stdlib_differs().search(text, max(start - 1, 0), stop + 1) is None
-
-
-# -- the re engine -------------------------------------------------------------------------
-
-
-class _Pattern:
-    """The ``"re"`` engine: a longest-first alternation, or for whole words a trie-shaped
-    pattern between word-boundary lookarounds. With *unicode* it is the `regex` package,
-    whose ``\\w`` is Unicode's; else stdlib `re`, whose ``\\w`` differs on a few characters
-    (combining marks, superscripts), so for whole words it `applies` only to a text that
-    holds none; with *short_only*, only to texts shorter than `_SHORT`."""
-
-    def __init__(
-        self, keys: list[str], *, whole_words: bool, unicode: bool = False, short_only: bool = False
-    ) -> None:
-        self.index = {key: i for i, key in enumerate(keys)}
-        self.whole_words = whole_words
-        self.unicode = unicode
-        self.short_only = short_only
-        self.stdlib: re.Pattern[str] | None = None
-        """The pattern, where it is stdlib `re`'s (`Search.subn` uses its own ``subn``)."""
-        self.pattern: re.Pattern[str] | regex.Pattern[str]
-        if unicode:
-            import regex
-
-            self.pattern = regex.compile(_bounded(_trie_pattern(keys)))
-        else:
-            body = _bounded(_trie_pattern(keys)) if whole_words else _alternation(keys)
-            self.pattern = self.stdlib = re.compile(body)
-
-    def applies(self, text: str, start: int, stop: int) -> bool:
-        """Whether this is the engine for ``text[start:stop]``."""
-        if self.short_only:
-            return stop - start < _SHORT
-        return not self.whole_words or self.unicode or _stdlib_words_agree(text, start, stop)
-
-    def find(self, text: str, start: int, stop: int) -> list[Match]:
-        index, found = self.index, self.pattern.finditer(text, start, stop)
-        if not start:
-            return [(index[match[0]], *match.span()) for match in found]
-        return [(index[match[0]], match.start() - start, match.end() - start) for match in found]
-
-
-def _alternation(keys: list[str]) -> str:
-    """A longest-first alternation: with literal keys, `re` then matches leftmost-longest."""
-    return "|".join(map(re.escape, sorted(keys, key=len, reverse=True)))
-
-
-def _bounded(body: str) -> str:
-    """*body* where no word character is just before or just after it."""
-    return rf"(?<!\w)(?:{body})(?!\w)"
-
-
-def _trie_pattern(keys: list[str]) -> str:
-    """A trie-shaped pattern; sibling branches start with distinct characters, and each
-    optional tail is greedy, so `re` backtracks from the longest key to shorter ones."""
-    trie: dict[str, dict[str, Any]] = {}
-    for key in keys:
-        node = trie
-        for char in key:
-            node = node.setdefault(char, {})
-        node[""] = {}
-
-    def build(node: dict[str, dict[str, Any]]) -> str:
-        branches = [re.escape(char) + build(child) for char, child in node.items() if char]
-        if not branches:
-            return ""
-        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
-        return f"(?:{body})?" if "" in node else body
-
-    return build(trie)
-
-
-# -- the automaton engine ------------------------------------------------------------------
-
-
-class _Foldings:
-    """Characters that case-fold to several (``"ß"`` -> ``"ss"``), and the placeholder
-    that stands for each such folding in a folded text and in the keys' spellings. They
-    lie in three blocks (Latin, Greek and Armenian; the Latin and Greek extensions; the
-    ligatures); one that lies elsewhere in a later Unicode is still handled exactly: the
-    text's folded length then differs, and `_Overlapping` takes it."""
-
-    def __init__(self) -> None:
-        blocks = (range(0x600), range(0x1E00, 0x2000), range(0xFB00, 0xFB50))
-        chars = [chr(c) for block in blocks for c in block if len(chr(c).casefold()) > 1]
-        foldings = sorted({char.casefold() for char in chars})
-        placeholder = {folding: chr(_PRIVATE_FIRST + i) for i, folding in enumerate(foldings)}
-        self.chars = re.compile("[" + re.escape("".join(chars)) + "]")
-        """Finds a character that folds to several."""
-        self.listed = chars
-        """Each character that folds to several."""
-        self.placeholder_of_char = {char: placeholder[char.casefold()] for char in chars}
-        self.foldings = re.compile("|".join(map(re.escape, foldings)))
-        """Finds a folding of several characters in a folded key."""
-        self.by_first: dict[str, list[tuple[str, str]]] = {}
-        """Each folding, and its placeholder, by its first character."""
-        for folding in foldings:
-            self.by_first.setdefault(folding[0], []).append((folding, placeholder[folding]))
-
-    def positions(self, text: str, start: int, stop: int, most: int) -> list[int] | None:
-        """Where the characters that fold to several are in ``text[start:stop]``, in
-        order; None if there are more than *most*. A `str.find` per character: each is a
-        fast scan, and at once answered for a character wider than any of the text's
-        (most of them, in a Latin-1 text)."""
-        found: list[int] = []
-        for char in self.listed:
-            at = text.find(char, start, stop)
-            while at >= 0:
-                if len(found) == most:
-                    return None
-                found.append(at)
-                at = text.find(char, at + 1, stop)
-        return sorted(found)
-
-
-@functools.cache
-def _foldings() -> _Foldings:
-    return _Foldings()
-
-
-def _spellings(key: str, limit: int = _SPELLINGS_MAX) -> list[str] | None:
-    """*key* (folded) spelled every way with placeholders standing for the foldings in it
-    (``"strasse"`` -> ``"strasse"``, ``"stra<ss>e"``); None past *limit* spellings."""
-    foldings = _foldings()
-    if foldings.foldings.search(key) is None:
-        return [key]
-    ending: list[list[str]] = [[] for _ in range(len(key) + 1)]  # spellings of key[:i]
-    ending[0] = [""]
-    for index, char in enumerate(key):
-        if not ending[index]:
-            continue
-        steps = [(char, 1)]
-        steps += [
-            (placeholder, len(folding))
-            for folding, placeholder in foldings.by_first.get(char, ())
-            if key.startswith(folding, index)
-        ]
-        for spelled, length in steps:
-            ending[index + length] += [prefix + spelled for prefix in ending[index]]
-            if len(ending[index + length]) > limit:
-                return None
-    return ending[-1]
-
-
-def _fold_one_to_one(text: str, folded: str) -> str | None:
-    """*text* case-folded, one character for one: each character that folds to several
-    becomes its folding's placeholder (None if a character outside the known blocks
-    folds to several). *folded* is ``text.casefold()``."""
-    if len(folded) == len(text):  # every character folded to one
-        return folded
-    foldings = _foldings()
-    placeholder = foldings.placeholder_of_char
-    folded = foldings.chars.sub(lambda char: placeholder[char.group()], text).casefold()
-    return folded if len(folded) == len(text) else None
-
-
-def _mark_words(text: str, *, word_before: bool = False) -> str:
-    """Insert `_START` in every gap where a whole word may start and `_END` where one may end.
-
-    Gap ``g`` (before ``text[g]``) gets `_END` if ``text[g]`` is not a word character
-    (or ``g == len(text)``), then `_START` if ``text[g - 1]`` is not one (or ``g == 0``
-    and not *word_before*). A key, marked the same way inside and framed by `_START` ...
-    `_END` (`_mark_key`), then occurs in the marked text exactly where it occurs as a
-    whole word, so plain leftmost-longest search enforces the word boundaries. Built
-    with C-speed `str.replace` calls, one per distinct non-word character. Case folding
-    never changes whether a character is a word character, so a folded text can be
-    marked as its original.
-
-    Examples:
-        >>> _mark_words("ab c")
-        '\\x02ab\\x03 \\x02c\\x03'
-    """
-    for char in {char for char in set(text) if not _is_word(char)}:
-        text = text.replace(char, f"{_END}{char}{_START}")
-    framed = f"{text}{_END}" if word_before else f"{_START}{text}{_END}"
-    return framed.replace(_START + _END, _END + _START)
-
-
-def _mark_key(key: str) -> str:
-    """*key* marked as `_mark_words` marks a text, framed where it must start and end."""
-    marked = _mark_words(key)
-    if not _is_word(key[0]):  # drop the leading gap's _END ...
-        marked = marked[1:]
-    if not _is_word(key[-1]):  # ... and the trailing gap's _START
-        marked = marked[:-1]
-    return marked
-
-
-def _unmark(marked: str) -> str:
-    """A piece marked by `_mark_words` without its markers."""
-    return marked.replace(_START, "").replace(_END, "")
-
-
-def _unmarked_length(marked: str, end: int) -> int:
-    """How many characters of the text ``marked[:end]`` holds (its markers left out)."""
-    return end - marked.count(_START, 0, end) - marked.count(_END, 0, end)
-
-
-def _marked_cut(marked: str, tail: int) -> int:
-    """The position in *marked* where the last *tail* characters of its text begin,
-    before that gap's markers: ``_unmarked_length(marked, cut)`` is the text's length
-    less *tail*. Walks back over those characters only."""
-    position = len(marked)
-    while tail:
-        position -= 1
-        if marked[position] not in _MARKERS:
-            tail -= 1
-    while position and marked[position - 1] in _MARKERS:
-        position -= 1
-    return position
-
-
-class _Automaton:
-    """The ``"automaton"`` engine (see the module's docstring)."""
-
-    def __init__(self, keys: list[str], *, whole_words: bool, ignore_case: bool) -> None:
-        self.whole_words = whole_words
-        self.ignore_case = ignore_case
-        self.searched = [_mark_key(key) for key in keys] if whole_words else keys
-        self.automaton = _leftmost_longest(self.searched)
-        self.complete = True
-        """Whether every key's spellings with placeholders are listed (`_SPELLINGS_MAX`)."""
-        self.spelled = list(self.searched)
-        """Every key, then every other spelling of one, for texts with multi-character
-        foldings: the spellings' automaton names a match by its spelling's index."""
-        self.owners = list(range(len(keys)))
-        """The key of each spelling (of each key, itself)."""
-        for index, key in enumerate(self.searched if ignore_case else ()):
-            listed = _spellings(key)
-            if listed is None:
-                self.complete = False
-                continue
-            others = [spelling for spelling in listed if spelling != key]
-            self.spelled += others
-            self.owners += [index] * len(others)
-        self.markers = [_marker_count(key) for key in self.spelled]
-        """The markers inside each spelling (whole words)."""
-
-    @functools.cached_property
-    def spelled_automaton(self) -> ahocorasick_rs.AhoCorasick:
-        """The automaton of every spelling: built when a text first has a character that
-        folds to several, so that texts without one pay nothing for them."""
-        if len(self.spelled) == len(self.searched):
-            return self.automaton
-        return _leftmost_longest(self.spelled)
-
-    def find(self, text: str, start: int, stop: int) -> list[Match]:
-        """The matches in the positions of ``text[start:stop]``.
-
-        Raises:
-            _FoldsLonger: If a character of the piece folds to several (then
-                `Search._around_foldings` searches it).
-            _OverlappingOnly: If only `_Overlapping` can answer.
-        """
-
-        def find(text: str, start: int, stop: int) -> list[Match]:
-            piece, found = self._search(text, start, stop)
-            return self._unmarked(piece, found) if self.whole_words else found
-
-        return _by_segments(find, text, start, stop)
-
-    def find_spelled(self, text: str, start: int, stop: int) -> list[Match]:
-        """`find` for a piece with characters that fold to several: the case-folded
-        piece, with each of them as one placeholder, searched for every spelling of the
-        keys (each match named by its spelling's index: `owners` gives its key).
-
-        Raises:
-            _OverlappingOnly: If only `_Overlapping` can answer (a placeholder in the text, a
-                key with more spellings than `_SPELLINGS_MAX`, a character outside
-                `_Foldings`' blocks that folds to several).
-        """
-
-        def find(text: str, start: int, stop: int) -> list[Match]:
-            piece = self._marked(_piece(text, start, stop), text, start)
-            if not self.complete or _PLACEHOLDERS.search(piece) is not None:
-                raise _OverlappingOnly
-            haystack = _fold_one_to_one(piece, piece.casefold())
-            if haystack is None:
-                raise _OverlappingOnly
-            found = self.spelled_automaton.find_matches_as_indexes(haystack)
-            return self._unmarked(haystack, found) if self.whole_words else found
-
-        return _by_segments(find, text, start, stop)
-
-    def find_marked(self, text: str, start: int, stop: int) -> tuple[str, list[Match]] | None:
-        """For whole words: ``text[start:stop]`` with its word gaps marked, and the
-        matches in its positions; None where `find` must answer instead (lone
-        surrogates, characters that fold to several) or only `_Overlapping` can.
-        Replacing in the marked piece and then removing its markers costs less than the
-        Python step per match that puts the matches in the text's positions
-        (`_unmarked`)."""
-        try:
-            return self._search(text, start, stop)
-        except (_OverlappingOnly, _FoldsLonger, UnicodeEncodeError):
-            return None
-
-    def _search(self, text: str, start: int, stop: int) -> tuple[str, list[Match]]:
-        """The piece (marked for whole words) and the matches in it, searched case-folded
-        for ignore_case; `_FoldsLonger` if folding lengthens it."""
-        piece = _piece(text, start, stop)
-        may_fold_longer = self.ignore_case and not piece.isascii()
-        if may_fold_longer and any(char in piece for char in _COMMON_LONGER):
-            raise _FoldsLonger  # (found before the piece is marked and folded)
-        piece = self._marked(piece, text, start)
-        if not self.ignore_case:
-            return piece, self.automaton.find_matches_as_indexes(piece)
-        haystack = piece.casefold()
-        if len(haystack) != len(piece):
-            raise _FoldsLonger
-        return piece, self.automaton.find_matches_as_indexes(haystack)
-
-    def _marked(self, piece: str, text: str, start: int) -> str:
-        """*piece*, which starts at *start* in *text*, with its word gaps marked for whole
-        words."""
-        if not self.whole_words:
-            return piece
-        if _START in piece or _END in piece:  # a marker in the text itself
-            raise _OverlappingOnly
-        return _mark_words(piece, word_before=start > 0 and _is_word(text[start - 1]))
-
-    def _unmarked(self, marked: str, found: list[Match]) -> list[Match]:
-        """*found* in the marked haystack, in the piece's positions: less the markers
-        before each match (counted from the previous match's end) and inside it (as many
-        as in its key)."""
-        matches: list[Match] = []
-        append, markers = matches.append, self.markers
-        count = marked.replace(_END, _START).count
-        removed = previous = 0
-        for key, begin, end in found:
-            removed += count(_START, previous, begin)
-            first = begin - removed
-            removed += markers[key]
-            append((key, first, end - removed))
-            previous = end
-        return matches
-
-
-def _piece(text: str, start: int, stop: int) -> str:
-    """``text[start:stop]`` (*text* itself, uncopied, where that is all of it)."""
-    return text if start == 0 and stop == len(text) else text[start:stop]
-
-
-def _leftmost_longest(keys: list[str]) -> ahocorasick_rs.AhoCorasick:
-    return ahocorasick_rs.AhoCorasick(keys, matchkind=ahocorasick_rs.MatchKind.LeftmostLongest)
-
-
-def _marker_count(key: str) -> int:
-    return key.count(_START) + key.count(_END)
-
-
-def _holds_internal(keys: Sequence[str]) -> bool:
-    """Whether a key holds the automaton's markers or placeholders (then only
-    `_Overlapping` can search for it)."""
-    return any(_INTERNAL.search(key) for key in keys)
-
-
-class _OverlappingOnly(Exception):
-    """This text is for `_Overlapping`."""
-
-
-class _FoldsLonger(Exception):
-    """This text holds characters that fold to several (see `_Automaton.find_spelled`)."""
-
-
-# -- the overlapping engine ----------------------------------------------------------------
-
-
-class _Overlapping:
-    """The ``"overlapping"`` engine: every overlapping occurrence, filtered, then resolved
-    leftmost-longest. With *eager* its automaton is built now (for a search that uses it
-    on every text); else each search builds one (for the rare text handed over)."""
-
-    def __init__(
-        self, keys: list[str], *, whole_words: bool, ignore_case: bool, eager: bool
-    ) -> None:
-        self.keys = keys
-        self.whole_words = whole_words
-        self.ignore_case = ignore_case
-        self.automaton = ahocorasick_rs.AhoCorasick(keys) if eager else None
-
-    def find(self, text: str, start: int, stop: int) -> list[Match]:
-        automaton = self.automaton or ahocorasick_rs.AhoCorasick(self.keys)
-        return _by_segments(functools.partial(self._find, automaton), text, start, stop)
-
-    def _find(
-        self, automaton: ahocorasick_rs.AhoCorasick, text: str, start: int, stop: int
-    ) -> list[Match]:
-        piece = text[start:stop]
-        haystack = piece.casefold() if self.ignore_case else piece
-        origin = _origins(piece) if len(haystack) != len(piece) else None
-        best: dict[int, tuple[int, int]] = {}
-        for key, found_begin, found_end in automaton.find_matches_as_indexes(
-            haystack, overlapping=True
-        ):
-            begin, end = found_begin, found_end
-            if origin is not None:
-                begin, end = origin[found_begin], origin[found_end]
-                if begin < 0 or end < 0:  # inside a character's folding
-                    continue
-            if self.whole_words and (
-                (begin + start > 0 and _is_word(text[begin + start - 1]))
-                or (end < len(piece) and _is_word(piece[end]))
-            ):
-                continue
-            if begin not in best or end > best[begin][0]:
-                best[begin] = (end, key)
-        chosen: list[Match] = []
-        position = 0
-        for begin in sorted(best):
-            if begin >= position:
-                end, key = best[begin]
-                chosen.append((key, begin, end))
-                position = end
-        return chosen
-
-
-def _origins(piece: str) -> list[int]:
-    """For each index of ``piece.casefold()`` (and its end), the index in *piece* of the
-    character whose folding starts there, or -1 inside a folding of several characters."""
-    origin = [-1] * (len(piece.casefold()) + 1)
-    position = 0
-    for index, char in enumerate(piece):
-        origin[position] = index
-        position += len(char.casefold())
-    origin[position] = len(piece)
-    return origin

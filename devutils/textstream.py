@@ -1,10 +1,10 @@
 """Replace text that arrives in pieces: exactly what replacing the whole text would give.
 
 `StreamReplacer` takes the pieces one at a time and gives back the output that is final;
-`replace_stream` copies a reader to a writer through one (``Replacer.replace_stream`` is
-the same). Both work with any replacer that finds its matches in a text from a position
-on (`Matcher`, such as `devutils.text.Replacer`), and keep back only what a later piece
-could still change: under `Matcher.max_match_length` + 1 characters.
+`replace_stream` copies a reader to a writer through one (`devutils.text` exports both).
+Both work with any replacer that finds its matches in a text from a position on
+(`Matcher`, such as `devutils.text.Replacer`), and keep back only what a later piece could
+still change: under `Matcher.max_match_length` + 1 characters.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""Tests for devutils.textsearch: every engine of `Search`, on a piece of a text, against a
-brute force, in the text's own positions; and the marking of word gaps against its
-definition."""
+"""Tests for devutils.textsearch and devutils.textengines: every engine of `Search`, on a
+piece of a text, against a brute force, in the text's own positions; and the marking of
+word gaps against its definition."""
 
 from __future__ import annotations
 
@@ -12,11 +12,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from devutils import textsearch
-from devutils.textsearch import Engine, Match, Search, is_word_char
-from devutils.textsearch import _Automaton as Automaton
-from devutils.textsearch import _holds_internal as holds_internal
-from devutils.textsearch import _mark_words as mark_words
+from devutils.textengines import (
+    Automaton,
+    FoldsLonger,
+    OverlappingOnly,
+    holds_internal,
+    is_word_char,
+)
+from devutils.textengines import _mark_words as mark_words
+from devutils.textsearch import Engine, Match, Search
 
 # Few characters, so that keys occur and overlap: letters, a space, a hyphen, "ß" (folds
 # to "ss"), a combining acute accent (a word character that stdlib `re` does not count).
@@ -62,7 +66,7 @@ def _brute_force(
             position += 1
             continue
         length, index = max(fits)
-        spans.append((index, start + position, start + position + length))
+        spans.append((start + position, start + position + length, index))
         position += length
     return spans
 
@@ -96,8 +100,8 @@ def test_ignore_case_engines_agree(keys: list[str], data: st.DataObject, whole_w
         [key.casefold() for key in keys], whole_words=whole_words, ignore_case=True
     )
     found = None
-    with contextlib.suppress(textsearch._FoldsLonger, textsearch._OverlappingOnly):
-        found = automaton.find(text, 0, len(text))
+    with contextlib.suppress(FoldsLonger, OverlappingOnly):
+        found = [(start, end, key) for key, start, end in automaton.find(text, 0, len(text))]
     assert found in (expected, None)
     if len(text.casefold()) == len(text):
         assert found == expected
@@ -117,7 +121,7 @@ def test_matches_come_in_the_texts_positions_across_windows(window: int, whole_w
 
 def test_keys_fold_in_the_search_and_matches_name_the_given_keys() -> None:
     search = Search(["Straße", "S"], ignore_case=True)
-    assert list(search.finditer("STRASSE s Straße ß")) == [(0, 0, 7), (1, 8, 9), (0, 10, 16)]
+    assert list(search.finditer("STRASSE s Straße ß")) == [(0, 7, 0), (8, 9, 1), (10, 16, 0)]
     assert search.max_match_length == len("strasse")
 
 
@@ -125,7 +129,7 @@ def joined(search: Search, text: str, replace: Callable[[int, str], str]) -> tup
     """*text* with each of `finditer`'s matches replaced by ``replace(key, matched)``, and
     how many."""
     pieces, position, count = [], 0, 0
-    for key, start, end in search.finditer(text):
+    for start, end, key in search.finditer(text):
         pieces += [text[position:start], replace(key, text[start:end])]
         position, count = end, count + 1
     return "".join(pieces) + text[position:], count
