@@ -205,7 +205,8 @@ class Pattern:
         self.unicode = unicode
         self.shorter_than = shorter_than
         self.stdlib: re.Pattern[str] | None = None
-        """The pattern, where it is stdlib `re`'s (`Search.subn` uses its own ``subn``)."""
+        """The pattern, where it is stdlib `re`'s (whose own ``subn``
+        `devutils.textsearch.Search.subn` uses)."""
         self.pattern: re.Pattern[str] | regex.Pattern[str]
         if unicode:
             import regex
