@@ -1,15 +1,16 @@
 """The operating system's cumulative counters, and dool's rates between two readings.
 
-The plain layer under `devutils.system`: snapshots and samples are dicts (the fields of
-`devutils.system.Snapshot` and `devutils.system.Sample` by name), so that ``devutils
-stat`` starts without importing `dataclasses` (which imports `inspect`; the cost is in
-docs/system.md and `bench/bench_startup.py`). One reader per platform: on Linux the
-files under `/proc` that psutil reads, through descriptors kept open (as dool keeps its
-files); elsewhere `psutil`.
-`compute_rates` is the one place the rates are computed.
+The plain layer under `devutils.system`, and the one definition of its records:
+`Snapshot` (the counters at one moment), `Sample` (the rates over one interval) and its
+`DiskRate` and `NicRate`. They are named tuples, so that ``devutils stat`` starts without
+importing `dataclasses` (which imports `inspect`; the cost is in docs/system.md and
+`bench/bench_startup.py`). One reader per platform: on Linux the files under `/proc`
+that psutil reads, through descriptors kept open (as dool keeps its files); elsewhere
+`psutil`. `compute_rates` is the one place the rates are computed.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations` here: typing.NamedTuple compiles every string
+# annotation into a ForwardRef, which would add a few ms to each ``devutils stat`` start.
 
 import math
 import os
@@ -19,19 +20,20 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from itertools import compress
 from operator import sub
-
-TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing slows every start
-if TYPE_CHECKING:
-    from typing import Any
+from types import MappingProxyType
+from typing import Any, NamedTuple
 
 __all__ = [
     "DISK_FILTER",
     "GROUPS",
     "NIC_FILTER",
-    "SAMPLE_FIELDS",
     "CounterSampler",
     "DeviceCounters",
+    "DiskRate",
+    "NicRate",
     "ProcReader",
+    "Sample",
+    "Snapshot",
     "compute_rates",
     "psutil_readers",
 ]
@@ -42,14 +44,6 @@ DISK_FILTER = re.compile(
 """Devices dool leaves out of its disk total: partitions, device-mapper and md devices."""
 NIC_FILTER = re.compile(r"^(lo|bond\d+|face|.+\.\d+)$")
 """Interfaces dool leaves out of its network total: loopback, bonds and VLANs."""
-
-SAMPLE_FIELDS = (
-    *("time", "elapsed", "usr", "sys", "idl", "wai", "stl", "disk_read", "disk_write"),
-    *("net_recv", "net_send", "page_in", "page_out", "interrupts", "ctx_switches"),
-    *("load1", "load5", "load15", "mem_used", "mem_free", "mem_cached", "mem_available"),
-    *("disks", "nics", "missing"),
-)
-"""`devutils.system.Sample`'s fields in order: the keys of every `compute_rates` result."""
 GROUPS = ("cpu", "disk", "net", "paging", "system", "load", "mem")
 """The groups of counters, in the order they are read."""
 FIELDS = {
@@ -61,7 +55,7 @@ FIELDS = {
     "load": "load",
     "mem": "mem",
 }
-"""Each group's key in a snapshot."""
+"""Each group's field in a `Snapshot`."""
 
 _MIN_ELAPSED = 1e-9
 """An interval shorter than a nanosecond counts as no time: every rate over it is 0."""
@@ -112,6 +106,80 @@ def _counters(pairs: dict[str, tuple[int, int]], unit: int = 1) -> DeviceCounter
     return DeviceCounters(
         tuple(pairs), [p[0] for p in pairs.values()], [p[1] for p in pairs.values()], unit
     )
+
+
+# -- records ------------------------------------------------------------------------------
+
+
+class Snapshot(NamedTuple):
+    """Raw cumulative counters at one moment (None: the group could not be read).
+
+    ``cpu`` holds the cumulative seconds user, nice, system, idle, iowait, irq, softirq
+    and steal; ``disks`` name -> (read bytes, written bytes); ``nics`` name -> (received,
+    sent bytes); ``paging`` (swapped-in bytes, swapped-out bytes); ``system``
+    (interrupts, context switches); ``load`` the 1, 5 and 15 minute averages; ``mem``
+    (used, free, cached, available) bytes.
+    """
+
+    monotonic: float
+    time: float
+    cpu: tuple[float, ...] | None = None
+    disks: Mapping[str, tuple[int, int]] | None = None
+    nics: Mapping[str, tuple[int, int]] | None = None
+    paging: tuple[int, int] | None = None
+    system: tuple[int, int] | None = None
+    load: tuple[float, float, float] | None = None
+    mem: tuple[int, int, int, int] | None = None
+    groups: tuple[str, ...] = ("cpu", "disk", "net", "paging", "system", "load")
+    """The groups this snapshot tried to read."""
+
+
+class DiskRate(NamedTuple):
+    """Bytes per second read and written by one disk."""
+
+    read: float
+    write: float
+
+
+class NicRate(NamedTuple):
+    """Bytes per second received and sent by one network interface."""
+
+    recv: float
+    send: float
+
+
+class Sample(NamedTuple):
+    """Rates over one interval, ending at ``time`` (Unix seconds).
+
+    cpu columns are percentages that sum to 100 (None if cpu could not be read); byte
+    rates are bytes per second; ``missing`` names the groups that could not be read.
+    """
+
+    time: float
+    elapsed: float
+    usr: float | None = None
+    sys: float | None = None
+    idl: float | None = None
+    wai: float | None = None
+    stl: float | None = None
+    disk_read: float | None = None
+    disk_write: float | None = None
+    net_recv: float | None = None
+    net_send: float | None = None
+    page_in: float | None = None
+    page_out: float | None = None
+    interrupts: float | None = None
+    ctx_switches: float | None = None
+    load1: float | None = None
+    load5: float | None = None
+    load15: float | None = None
+    mem_used: int | None = None
+    mem_free: int | None = None
+    mem_cached: int | None = None
+    mem_available: int | None = None
+    disks: Mapping[str, DiskRate] = MappingProxyType({})
+    nics: Mapping[str, NicRate] = MappingProxyType({})
+    missing: tuple[str, ...] = ()
 
 
 # -- rates --------------------------------------------------------------------------------
@@ -204,68 +272,61 @@ def _cpu_rates(old: Sequence[float], new: Sequence[float]) -> dict[str, float]:
 
 
 def compute_rates(
-    before: Mapping[str, Any],
-    after: Mapping[str, Any],
+    before: Snapshot,
+    after: Snapshot,
     *,
     disks: Sequence[str] = (),
     nics: Sequence[str] = (),
-) -> dict[str, Any]:
-    """The rates between two snapshots (dicts with `devutils.system.Snapshot`'s fields).
+) -> Sample:
+    """The rates between two snapshots, as a `Sample` (None where not measured).
 
-    Returns every `devutils.system.Sample` field by name (None where not measured;
-    ``disks`` and ``nics`` as name -> pair). See `devutils.system.compute_sample`.
+    Its ``disks`` and ``nics`` hold the rates of the devices *disks* and *nics* name, by
+    name. See `devutils.system.compute_sample`.
 
     Examples:
-        >>> before = {"monotonic": 0.0, "time": 100.0, "groups": ("cpu", "system")}
-        >>> before |= dict.fromkeys(("disks", "nics", "paging", "load", "mem"))
-        >>> before |= {"cpu": (10, 0, 5, 80, 5, 0, 0, 0), "system": (1000, 500)}
-        >>> after = before | {"monotonic": 2.0, "time": 102.0}
-        >>> after |= {"cpu": (12, 0, 6, 81, 5, 1, 0, 0), "system": (1400, 900)}
+        >>> before = Snapshot(0.0, 100.0, cpu=(10, 0, 5, 80, 5, 0, 0, 0), system=(1000, 500))
+        >>> after = Snapshot(2.0, 102.0, cpu=(12, 0, 6, 81, 5, 1, 0, 0), system=(1400, 900))
         >>> rates = compute_rates(before, after)
-        >>> rates["usr"], rates["sys"], rates["idl"], rates["interrupts"]
+        >>> rates.usr, rates.sys, rates.idl, rates.interrupts
         (60.0, 20.0, 20.0, 200.0)
     """
-    elapsed = after["monotonic"] - before["monotonic"]
-    values: dict[str, Any] = dict.fromkeys(SAMPLE_FIELDS)
-    values["time"] = after["time"]
-    values["elapsed"] = elapsed
-    values["missing"] = tuple(
+    elapsed = after.monotonic - before.monotonic
+    values: dict[str, Any] = {}
+    missing = tuple(
         group
         for group in GROUPS
-        if group in after["groups"]
+        if group in after.groups
         and (
-            after[FIELDS[group]] is None
-            or (group not in ("load", "mem") and before[FIELDS[group]] is None)
+            getattr(after, FIELDS[group]) is None
+            or (group not in ("load", "mem") and getattr(before, FIELDS[group]) is None)
         )
     )
-    if after["cpu"] is not None and before["cpu"] is not None:
-        values.update(_cpu_rates(before["cpu"], after["cpu"]))
-    values["disks"] = values["nics"] = {}
-    if after["disks"] is not None and before["disks"] is not None:
-        total, values["disks"] = _device_rates(
-            before["disks"], after["disks"], elapsed, _DISK_TOTAL, disks
-        )
+    if after.cpu is not None and before.cpu is not None:
+        values.update(_cpu_rates(before.cpu, after.cpu))
+    disk_rates: dict[str, DiskRate] = {}
+    if after.disks is not None and before.disks is not None:
+        total, per_disk = _device_rates(before.disks, after.disks, elapsed, _DISK_TOTAL, disks)
         values["disk_read"], values["disk_write"] = total
-    if after["nics"] is not None and before["nics"] is not None:
-        total, values["nics"] = _device_rates(
-            before["nics"], after["nics"], elapsed, _NIC_TOTAL, nics
-        )
+        disk_rates = {name: DiskRate(*pair) for name, pair in per_disk.items()}
+    nic_rates: dict[str, NicRate] = {}
+    if after.nics is not None and before.nics is not None:
+        total, per_nic = _device_rates(before.nics, after.nics, elapsed, _NIC_TOTAL, nics)
         values["net_recv"], values["net_send"] = total
-    for group, first, second in (
-        ("paging", "page_in", "page_out"),
-        ("system", "interrupts", "ctx_switches"),
+        nic_rates = {name: NicRate(*pair) for name, pair in per_nic.items()}
+    for new, old, first, second in (
+        (after.paging, before.paging, "page_in", "page_out"),
+        (after.system, before.system, "interrupts", "ctx_switches"),
     ):
-        new, old = after[group], before[group]
         if new is not None and old is not None:
             values[first] = _rate(new[0] - old[0], elapsed)
             values[second] = _rate(new[1] - old[1], elapsed)
-    if after["load"] is not None:
-        values["load1"], values["load5"], values["load15"] = after["load"]
-    if after["mem"] is not None:
-        mem = after["mem"]
+    if after.load is not None:
+        values["load1"], values["load5"], values["load15"] = after.load
+    if after.mem is not None:
+        mem = after.mem
         values["mem_used"], values["mem_free"], values["mem_cached"] = mem[:3]
         values["mem_available"] = mem[3]
-    return values
+    return Sample(after.time, elapsed, disks=disk_rates, nics=nic_rates, missing=missing, **values)
 
 
 # -- Linux: /proc -------------------------------------------------------------------------
@@ -504,18 +565,18 @@ def _default_readers() -> dict[str, Callable[[], Any]]:
 
 
 class CounterSampler:
-    """`devutils.system.Sampler` without the dataclasses: snapshots and samples as dicts.
+    """`devutils.system.Sampler` without its warnings: `Snapshot` and `Sample` records.
 
     A group whose reader fails is None in the snapshot and listed in the sample's
     ``missing``; ``errors`` keeps the first failure of each group (group -> message).
 
     Examples:
         >>> sampler = CounterSampler(readers={"load": lambda: (0.5, 0.25, 0.125)})
-        >>> sampler.snapshot()["load"]
+        >>> sampler.snapshot().load
         (0.5, 0.25, 0.125)
         >>> sampler.sample() is None  # primes
         True
-        >>> [sample["load1"] for sample in sampler.run(interval=0.01, count=2)]
+        >>> [sample.load1 for sample in sampler.run(interval=0.01, count=2)]
         [0.5, 0.5]
     """
 
@@ -542,24 +603,21 @@ class CounterSampler:
         chosen.update(readers or {})
         self.groups = tuple(g for g in GROUPS if g != "mem" or mem)
         self._plan = [(group, FIELDS[group], chosen[group]) for group in self.groups]
-        self._previous: dict[str, Any] | None = None
+        self._previous: Snapshot | None = None
         self.errors: dict[str, str] = {}
         """The first failure of each group that could not be read: group -> message."""
 
-    def snapshot(self) -> dict[str, Any]:
+    def snapshot(self) -> Snapshot:
         """Read every group's counters now (a group that fails becomes None)."""
-        values: dict[str, Any] = dict.fromkeys(FIELDS.values())
+        values: dict[str, Any] = {}
         for group, name, reader in self._plan:
             try:
                 values[name] = reader()
             except Exception as exc:
                 self.errors.setdefault(group, str(exc) or type(exc).__name__)
-        values["monotonic"] = time.monotonic()
-        values["time"] = time.time()
-        values["groups"] = self.groups
-        return values
+        return Snapshot(time.monotonic(), time.time(), groups=self.groups, **values)
 
-    def sample(self) -> dict[str, Any] | None:
+    def sample(self) -> Sample | None:
         """Return the rates since the previous call (None on the first call)."""
         current = self.snapshot()
         previous, self._previous = self._previous, current
@@ -567,7 +625,7 @@ class CounterSampler:
             return None
         return compute_rates(previous, current, disks=self.disks, nics=self.nics)
 
-    def run(self, interval: float = 1.0, count: int | None = None) -> Iterator[dict[str, Any]]:
+    def run(self, interval: float = 1.0, count: int | None = None) -> Iterator[Sample]:
         """Yield a sample every *interval* seconds, *count* times (forever if None).
 
         The schedule is absolute (start + k x interval), so it does not drift; a late
@@ -592,7 +650,7 @@ class CounterSampler:
             raise ValueError(msg)
         return self._iter_samples(float(interval), count)
 
-    def _iter_samples(self, interval: float, count: int | None) -> Iterator[dict[str, Any]]:
+    def _iter_samples(self, interval: float, count: int | None) -> Iterator[Sample]:
         if self._previous is None:
             self.sample()
         deadline = time.monotonic() + interval

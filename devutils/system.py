@@ -7,15 +7,16 @@ divide by the measured interval, counters that go backwards or devices that come
 never give a negative or infinite rate, and a group that cannot be read is reported in
 ``Sample.missing`` (with one `SamplingWarning`) instead of failing the others.
 
-The readings and the arithmetic are `devutils.rates`'; this module gives them types.
-GPUs are `devutils.gpu`'s, and telling dstat, pcp-dstat and dool apart `devutils.which_dstat`'s.
+The readings, the arithmetic and the records (`Snapshot`, `Sample`, `DiskRate`,
+`NicRate`: named tuples) are `devutils.rates`'; this module adds the warnings and is
+their public face. GPUs are `devutils.gpu`'s, and telling dstat, pcp-dstat and dool apart
+`devutils.which_dstat`'s.
 """
 
 from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from devutils.rates import (
@@ -23,6 +24,10 @@ from devutils.rates import (
     NIC_FILTER,
     CounterSampler,
     DeviceCounters,
+    DiskRate,
+    NicRate,
+    Sample,
+    Snapshot,
     compute_rates,
 )
 
@@ -45,82 +50,7 @@ class SamplingWarning(UserWarning):
     """A group of counters could not be read; its fields are None and it is in ``missing``."""
 
 
-# -- snapshots and rates ------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Snapshot:
-    """Raw cumulative counters at one moment (None: the group could not be read).
-
-    ``cpu`` holds the cumulative seconds user, nice, system, idle, iowait, irq, softirq
-    and steal; ``disks`` name -> (read bytes, written bytes); ``nics`` name -> (received,
-    sent bytes); ``paging`` (swapped-in bytes, swapped-out bytes); ``system``
-    (interrupts, context switches); ``load`` the 1, 5 and 15 minute averages; ``mem``
-    (used, free, cached, available) bytes.
-    """
-
-    monotonic: float
-    time: float
-    cpu: tuple[float, ...] | None = None
-    disks: Mapping[str, tuple[int, int]] | None = None
-    nics: Mapping[str, tuple[int, int]] | None = None
-    paging: tuple[int, int] | None = None
-    system: tuple[int, int] | None = None
-    load: tuple[float, float, float] | None = None
-    mem: tuple[int, int, int, int] | None = None
-    groups: tuple[str, ...] = ("cpu", "disk", "net", "paging", "system", "load")
-    """The groups this snapshot tried to read."""
-
-
-@dataclass(frozen=True)
-class DiskRate:
-    """Bytes per second read and written by one disk."""
-
-    read: float
-    write: float
-
-
-@dataclass(frozen=True)
-class NicRate:
-    """Bytes per second received and sent by one network interface."""
-
-    recv: float
-    send: float
-
-
-@dataclass(frozen=True)
-class Sample:
-    """Rates over one interval, ending at ``time`` (Unix seconds).
-
-    cpu columns are percentages that sum to 100 (None if cpu could not be read); byte
-    rates are bytes per second; ``missing`` names the groups that could not be read.
-    """
-
-    time: float
-    elapsed: float
-    usr: float | None = None
-    sys: float | None = None
-    idl: float | None = None
-    wai: float | None = None
-    stl: float | None = None
-    disk_read: float | None = None
-    disk_write: float | None = None
-    net_recv: float | None = None
-    net_send: float | None = None
-    page_in: float | None = None
-    page_out: float | None = None
-    interrupts: float | None = None
-    ctx_switches: float | None = None
-    load1: float | None = None
-    load5: float | None = None
-    load15: float | None = None
-    mem_used: int | None = None
-    mem_free: int | None = None
-    mem_cached: int | None = None
-    mem_available: int | None = None
-    disks: Mapping[str, DiskRate] = field(default_factory=dict)
-    nics: Mapping[str, NicRate] = field(default_factory=dict)
-    missing: tuple[str, ...] = ()
+# -- rates --------------------------------------------------------------------------------
 
 
 def compute_sample(
@@ -145,14 +75,7 @@ def compute_sample(
         >>> s.usr, s.sys, s.idl, s.interrupts, s.ctx_switches
         (60.0, 20.0, 20.0, 200.0, 200.0)
     """
-    rates = compute_rates(vars(before), vars(after), disks=disks, nics=nics)
-    return _sample(rates)
-
-
-def _sample(rates: dict[str, Any]) -> Sample:
-    rates["disks"] = {name: DiskRate(*pair) for name, pair in rates["disks"].items()}
-    rates["nics"] = {name: NicRate(*pair) for name, pair in rates["nics"].items()}
-    return Sample(**rates)
+    return compute_rates(before, after, disks=disks, nics=nics)
 
 
 class Sampler:
@@ -201,15 +124,15 @@ class Sampler:
             >>> snapshot.load
             (0.5, 0.25, 0.125)
         """
-        snapshot = Snapshot(**self._counters.snapshot())
+        snapshot = self._counters.snapshot()
         self._warn()
         return snapshot
 
     def sample(self) -> Sample | None:
         """Return the rates since the previous call (None on the first call)."""
-        rates = self._counters.sample()
+        result = self._counters.sample()
         self._warn()
-        return None if rates is None else _sample(rates)
+        return result
 
     def run(self, interval: float = 1.0, count: int | None = None) -> Iterator[Sample]:
         """Yield a sample every *interval* seconds, *count* times (forever if None).
@@ -227,12 +150,12 @@ class Sampler:
             >>> len(samples), all(sample.elapsed > 0 for sample in samples)
             (2, True)
         """
-        rates = self._counters.run(interval, count)
-        return (self._warned_sample(r) for r in rates)
+        samples = self._counters.run(interval, count)
+        return (self._warned_sample(sample) for sample in samples)
 
-    def _warned_sample(self, rates: dict[str, Any]) -> Sample:
+    def _warned_sample(self, sample: Sample) -> Sample:
         self._warn()
-        return _sample(rates)
+        return sample
 
     def _warn(self) -> None:
         """One `SamplingWarning` for each group that could not be read, the first time."""

@@ -95,6 +95,15 @@ def _list_reexports(  # noqa: PLR0913, PLR0917 (the signature of Sphinx's event)
                 lines += ["", f"Re-exported from `{node.module}`: {', '.join(links)}."]
 
 
+def _drop_field_aliases(  # noqa: PLR0913, PLR0917 (the signature of Sphinx's event)
+    app: Sphinx, what: str, name: str, obj: object, options: object, lines: list[str]
+) -> None:
+    """A named tuple's field shows its type alone, not "Alias for field number N"."""
+    if len(lines) == 1 and re.fullmatch(r"Alias for field number \d+", lines[0]):
+        lines.clear()
+
+
 def setup(app: Sphinx) -> None:
     app.connect("missing-reference", _leave_unlinked)
     app.connect("autodoc-process-docstring", _list_reexports)
+    app.connect("autodoc-process-docstring", _drop_field_aliases)

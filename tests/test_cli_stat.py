@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import re
@@ -18,14 +17,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from devutils.cli.stat import build_columns, csv_row, table_row
-from devutils.rates import SAMPLE_FIELDS, CounterSampler
-from devutils.system import Sample
+from devutils.rates import CounterSampler, DiskRate, NicRate, Sample
 
 if TYPE_CHECKING:
     from tests.conftest import Cli, FakePynvml, FakeSmi
 
 SAMPLE_FIELD_NAMES = [
-    f.name for f in dataclasses.fields(Sample) if f.name not in {"time", "disks", "nics", "missing"}
+    name for name in Sample._fields if name not in {"time", "disks", "nics", "missing"}
 ]
 
 DEFAULT_HEADER = (
@@ -58,8 +56,8 @@ def test_stat_json_lines(cli: Cli) -> None:
     result = cli(["stat", "--json", "0.05", "2"])
     records = [json.loads(line) for line in result.text.splitlines()]
     assert len(records) == 2
-    # every field, in the dataclass's order, null where not measured (no --mem here)
-    assert list(records[0]) == [f.name for f in dataclasses.fields(Sample)]
+    # every field, in the Sample's order, null where not measured (no --mem here)
+    assert list(records[0]) == list(Sample._fields)
     assert records[0]["mem_used"] is None
     assert {
         "time",
@@ -74,7 +72,7 @@ def test_stat_json_lines(cli: Cli) -> None:
     } <= set(records[0])
 
 
-def reference_cells(columns: list[Any], sample: dict[str, Any]) -> list[float | None]:
+def reference_cells(columns: list[Any], sample: Sample) -> list[float | None]:
     values = []
     for column in columns:
         value = column.get(sample, [])
@@ -82,7 +80,7 @@ def reference_cells(columns: list[Any], sample: dict[str, Any]) -> list[float | 
     return values
 
 
-def reference_table_row(columns: list[Any], sample: dict[str, Any]) -> str:
+def reference_table_row(columns: list[Any], sample: Sample) -> str:
     cells = []
     for column, value in zip(columns, reference_cells(columns, sample), strict=True):
         cells.append(column.separator)
@@ -90,7 +88,7 @@ def reference_table_row(columns: list[Any], sample: dict[str, Any]) -> str:
     return "".join(cells)
 
 
-def reference_csv_row(columns: list[Any], sample: dict[str, Any]) -> str:
+def reference_csv_row(columns: list[Any], sample: Sample) -> str:
     def raw(value: float | None) -> str:
         if value is None:
             return ""
@@ -98,7 +96,7 @@ def reference_csv_row(columns: list[Any], sample: dict[str, Any]) -> str:
             return str(int(value))
         return f"{value:.3f}".rstrip("0").rstrip(".")
 
-    cells = [f"{sample['time']:.3f}"]
+    cells = [f"{sample.time:.3f}"]
     for column, value in zip(columns, reference_cells(columns, sample), strict=True):
         if column.kind not in ("time", "epoch"):
             cells.append(raw(value))
@@ -141,7 +139,9 @@ def test_rows_match_the_obvious_loop(
     args = argparse.Namespace(**options, disks="sda,total,sdz", nics="lo,total")
     columns = build_columns(args, [])
     pairs = {k: (a, b) for k, (a, b) in devices.items() if a is not None and b is not None}
-    sample = {**values, "time": 1795000000.25, "disks": pairs, "nics": pairs, "missing": ()}
+    disks = {k: DiskRate(*pair) for k, pair in pairs.items()}
+    nics = {k: NicRate(*pair) for k, pair in pairs.items()}
+    sample = Sample(**values, time=1795000000.25, disks=disks, nics=nics, missing=())
     assert table_row(columns, sample, []) == reference_table_row(columns, sample)
     assert csv_row(columns, sample, []) == reference_csv_row(columns, sample)
 
@@ -155,8 +155,8 @@ def test_csv_cells_drop_trailing_zeros_only() -> None:
     args = argparse.Namespace(**options, cpu=True, sys=False, disks=None, nics=None)
     columns = build_columns(args, [])
 
-    def row(sample: dict[str, Any], gpus: list[Any]) -> str:
-        return csv_row(columns, sample, gpus)
+    def row(values: dict[str, Any], gpus: list[Any]) -> str:
+        return csv_row(columns, Sample(elapsed=1.0, **values), gpus)
 
     values: dict[str, float | None] = {"usr": 10.0, "sys": 5.5, "idl": 0.0, "wai": 2.9999}
     values["stl"] = 100.05
@@ -187,6 +187,18 @@ def test_stat_rows_written_to_a_real_descriptor(tmp_path: Path) -> None:
     assert lines[0] == "epoch,cpu:usr,cpu:sys,cpu:idl,cpu:wai,cpu:stl"
     assert len(lines) == 4
     assert all(len(line.split(",")) == 6 for line in lines[1:])
+
+
+def test_stat_starts_without_dataclasses() -> None:
+    # dataclasses imports inspect (about 18 ms): the stat path's records are named tuples.
+    code = (
+        "import sys\nfrom devutils.cli import main\nmain(['stat', '--json', '0.01', '1'])\n"
+        "print(sorted({'dataclasses', 'inspect'} & set(sys.modules)))"
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert completed.stdout.splitlines()[-1] == "[]"
 
 
 def test_stat_table_is_plain_ascii(cli: Cli) -> None:
@@ -240,7 +252,8 @@ def test_stat_disk_paths_become_kernel_names(tmp_path: Path, cli: Cli) -> None:
 
 def test_stat_warns_once_per_device_that_is_not_there(cli: Cli) -> None:
     present = CounterSampler().snapshot()
-    nic = next(iter(present["nics"]))
+    assert present.nics is not None
+    nic = next(iter(present.nics))
     args = ["-c", "-d", "-n", "-D", "nosuchdisk,total", "-N", f"{nic},nosuchnic"]
     result = cli(["stat", *args, "0.02", "2"])
     assert result.status == 0
@@ -347,9 +360,9 @@ def test_stat_bits_set_the_tables_unit_and_the_log_stays_bytes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli: Cli
 ) -> None:
     # CSV keys say bytes/s whatever the table shows: --output under --bits keeps bytes.
-    sample: dict[str, Any] = dict.fromkeys(SAMPLE_FIELDS, 0.0)
-    sample.update(time=1795000000.5, net_recv=1000.0, net_send=250.0)
-    sample.update(disks={}, nics={}, missing=())
+    values: dict[str, Any] = dict.fromkeys(SAMPLE_FIELD_NAMES, 0.0)
+    values.update(net_recv=1000.0, net_send=250.0)
+    sample = Sample(time=1795000000.5, **values)
 
     def fixed_run(self: Any, interval: float, count: int | None) -> Any:
         return iter([sample])

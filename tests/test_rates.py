@@ -14,7 +14,10 @@ from devutils import rates
 from devutils.rates import (
     CounterSampler,
     DeviceCounters,
+    DiskRate,
     ProcReader,
+    Sample,
+    Snapshot,
     compute_rates,
     parse_diskstats,
     parse_net_dev,
@@ -190,11 +193,11 @@ def test_a_group_that_cannot_be_read_is_missing_and_named(tmp_path: Path) -> Non
     assert sampler.sample() is None
     rates = sampler.sample()
     assert rates is not None
-    assert rates["missing"] == ("cpu", "paging", "system")
-    assert (rates["usr"], rates["page_in"], rates["interrupts"]) == (None, None, None)
-    assert rates["disk_read"] == 0.0
-    assert rates["load1"] == 0.25
-    assert rates["mem_available"] == 9000000 * 1024
+    assert rates.missing == ("cpu", "paging", "system")
+    assert (rates.usr, rates.page_in, rates.interrupts) == (None, None, None)
+    assert rates.disk_read == 0.0
+    assert rates.load1 == 0.25
+    assert rates.mem_available == 9000000 * 1024
     assert sampler.errors["cpu"] == "no cpu line in /proc/stat"
     assert "No such file or directory" in sampler.errors["paging"]
 
@@ -223,12 +226,12 @@ def test_compute_rates_is_dools_arithmetic(
     # each a share of their sum (a counter that went back counts 0); the other groups
     # are per-second differences, never negative.
     groups = ("cpu", "paging", "system", "load")
-    before = {"monotonic": 5.0, "time": 100.0, "groups": groups, "disks": None, "nics": None}
-    before |= {"cpu": tuple(cpu_before), "paging": tuple(counts[:2])}
-    before |= {"system": tuple(counts[2:]), "load": (0.5, 0.25, 0.125), "mem": None}
-    after = before | {"monotonic": 5.0 + elapsed, "time": 100.0 + elapsed}
-    after |= {"cpu": tuple(cpu_after), "paging": (counts[1], counts[0])}
-    after |= {"system": (counts[3], counts[2]), "load": (1.0, 2.0, 3.0)}
+    before = Snapshot(5.0, 100.0, groups=groups, disks=None, nics=None, mem=None)
+    before = before._replace(cpu=tuple(cpu_before), paging=(counts[0], counts[1]))
+    before = before._replace(system=(counts[2], counts[3]), load=(0.5, 0.25, 0.125))
+    after = before._replace(monotonic=5.0 + elapsed, time=100.0 + elapsed)
+    after = after._replace(cpu=tuple(cpu_after), paging=(counts[1], counts[0]))
+    after = after._replace(system=(counts[3], counts[2]), load=(1.0, 2.0, 3.0))
     rates = compute_rates(before, after)
 
     d = [max(new - old, 0) for new, old in zip(cpu_after, cpu_before, strict=True)]
@@ -237,25 +240,37 @@ def test_compute_rates_is_dools_arithmetic(
     total = sum(parts.values())
     for name, part in parts.items():
         expected = (100.0 if name == "idl" else 0.0) if total == 0 else 100 * part / total
-        assert rates[name] == pytest.approx(expected)
-    assert sum(rates[name] for name in parts) == pytest.approx(100.0)
+        assert getattr(rates, name) == pytest.approx(expected)
+    assert sum(getattr(rates, name) for name in parts) == pytest.approx(100.0)
     per_second = [max(counts[1] - counts[0], 0) / elapsed, max(counts[0] - counts[1], 0) / elapsed]
-    assert [rates["page_in"], rates["page_out"]] == pytest.approx(per_second)
+    assert [rates.page_in, rates.page_out] == pytest.approx(per_second)
     per_second = [max(counts[3] - counts[2], 0) / elapsed, max(counts[2] - counts[3], 0) / elapsed]
-    assert [rates["interrupts"], rates["ctx_switches"]] == pytest.approx(per_second)
-    assert (rates["load1"], rates["load5"], rates["load15"]) == (1.0, 2.0, 3.0)
-    assert rates["elapsed"] == pytest.approx(elapsed)
-    assert (rates["time"], rates["missing"]) == (100.0 + elapsed, ())
-    assert (rates["disk_read"], rates["mem_used"]) == (None, None)
+    assert [rates.interrupts, rates.ctx_switches] == pytest.approx(per_second)
+    assert (rates.load1, rates.load5, rates.load15) == (1.0, 2.0, 3.0)
+    assert rates.elapsed == pytest.approx(elapsed)
+    assert (rates.time, rates.missing) == (100.0 + elapsed, ())
+    assert (rates.disk_read, rates.mem_used) == (None, None)
 
 
 def test_compute_rates_is_sample_s_arithmetic() -> None:
-    before = {"monotonic": 0.0, "time": 100.0, "groups": ("cpu", "system")}
-    before |= dict.fromkeys(("disks", "nics", "paging", "load", "mem"))
-    before |= {"cpu": (10, 0, 5, 80, 5, 0, 0, 0), "system": (1000, 500)}
-    after = before | {"monotonic": 2.0, "time": 102.0}
-    after |= {"cpu": (12, 0, 6, 81, 5, 1, 0, 0), "system": (1400, 900)}
+    before = Snapshot(0.0, 100.0, groups=("cpu", "system"))
+    before = before._replace(cpu=(10, 0, 5, 80, 5, 0, 0, 0), system=(1000, 500))
+    after = before._replace(monotonic=2.0, time=102.0)
+    after = after._replace(cpu=(12, 0, 6, 81, 5, 1, 0, 0), system=(1400, 900))
     rates = compute_rates(before, after)
-    assert (rates["usr"], rates["sys"], rates["idl"]) == (60.0, 20.0, 20.0)
-    assert (rates["interrupts"], rates["ctx_switches"]) == (200.0, 200.0)
-    assert rates["missing"] == ()
+    assert (rates.usr, rates.sys, rates.idl) == (60.0, 20.0, 20.0)
+    assert (rates.interrupts, rates.ctx_switches) == (200.0, 200.0)
+    assert rates.missing == ()
+
+
+def test_records_are_read_only_named_tuples() -> None:
+    # One definition of each record, immutable as the frozen dataclasses were; the
+    # empty disks and nics of a default Sample are no shared dict that one could fill.
+    sample = Sample(100.0, 1.0)
+    assert (sample.disks, sample.nics, sample.missing) == ({}, {}, ())
+    with pytest.raises(TypeError):
+        sample.disks["sda"] = DiskRate(1.0, 2.0)  # type: ignore[index]
+    with pytest.raises(AttributeError):
+        sample.usr = 5.0  # type: ignore[misc]
+    assert sample._replace(usr=5.0).usr == 5.0
+    assert Snapshot(1.0, 2.0)._fields[:2] == ("monotonic", "time")

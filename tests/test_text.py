@@ -264,7 +264,7 @@ def test_replacer_is_a_snapshot_and_immutable() -> None:
     mapping["a"] = "2"
     assert replacer("a") == "1"
     with pytest.raises(AttributeError):
-        replacer.x = 1
+        replacer.x = 1  # type: ignore[attr-defined]
     with pytest.raises(AttributeError):
         replacer.ignore_case = True  # type: ignore[misc]
     with pytest.raises(TypeError):

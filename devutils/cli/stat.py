@@ -1,7 +1,7 @@
 """``devutils stat``: the command line of `devutils.rates` (dool-style statistics).
 
-It reads the counters through `devutils.rates` (dicts, no dataclasses) for a fast
-start; `devutils.gpu` only with ``--gpu``.
+It reads the counters through `devutils.rates` (named tuples, no dataclasses) for a
+fast start; `devutils.gpu` only with ``--gpu``.
 """
 
 from __future__ import annotations
@@ -22,10 +22,9 @@ if TYPE_CHECKING:
     from typing import IO, Any
 
     from devutils.gpu import GpuInfo
-    from devutils.rates import CounterSampler
+    from devutils.rates import CounterSampler, Sample
 
-    Rates = dict[str, Any]  # a sample's fields by name (devutils.rates.compute_rates)
-    Getter = Callable[[Rates, list[GpuInfo]], float | None]
+    Getter = Callable[[Sample, list[GpuInfo]], float | None]
 
 
 def register(subparsers: Any) -> None:
@@ -146,7 +145,8 @@ def _output_path(text: str) -> str:
 class Column:
     """One column of the table and the CSV (a plain class: no dataclasses at startup).
 
-    Its value is ``sample[field] * scale`` when *field* is given, else ``get(sample, gpus)``.
+    Its value is ``getattr(sample, field) * scale`` when *field* is given, else
+    ``get(sample, gpus)``.
     """
 
     __slots__ = ("get", "group", "kind", "name", "render", "scale", "separator", "title", "width")
@@ -173,7 +173,7 @@ class Column:
         self.render = _renderer(kind, width)
         self.separator = ""  # what goes before it in a table row: "", " " or "|"
 
-    def value(self, sample: Rates, gpus: list[GpuInfo]) -> float | None:
+    def value(self, sample: Sample, gpus: list[GpuInfo]) -> float | None:
         """This column's value in *sample* (None: not measured)."""
         value = self.get(sample, gpus)
         return value if value is None or self.scale == 1 else value * self.scale
@@ -223,7 +223,7 @@ def _renderer(kind: str, width: int) -> Callable[[float | None], str]:
 
 
 def _gpu_value(index: int, attribute: str) -> Getter:
-    def get(_sample: Rates, gpus: list[GpuInfo]) -> float | None:
+    def get(_sample: Sample, gpus: list[GpuInfo]) -> float | None:
         for gpu in gpus:
             if gpu.index == index:
                 value = getattr(gpu, attribute)
@@ -234,15 +234,15 @@ def _gpu_value(index: int, attribute: str) -> Getter:
 
 
 def _field(name: str) -> Getter:
-    return lambda s, _g: s[name]
+    return lambda s, _g: getattr(s, name)
 
 
 def _device(kind: str, device: str, index: int) -> Getter:
     """One disk's or NIC's rate (read or write, received or sent)."""
     devices = "disks" if kind == "disk" else "nics"
 
-    def one(s: Rates, _g: list[GpuInfo]) -> float | None:
-        pair = s[devices].get(device)
+    def one(s: Sample, _g: list[GpuInfo]) -> float | None:
+        pair = getattr(s, devices).get(device)
         return None if pair is None else float(pair[index])
 
     return one
@@ -351,8 +351,7 @@ def _warn_absent_devices(sampler: CounterSampler, disks: list[str], nics: list[s
     """One line on stderr for each device asked for that is not there now (a typo, or a
     disk not plugged in yet): its columns show "-" until it appears."""
     present = sampler.snapshot()
-    for kind, key, wanted in (("disk", "disks", disks), ("interface", "nics", nics)):
-        have = present[key]
+    for kind, have, wanted in (("disk", present.disks, disks), ("interface", present.nics, nics)):
         if have is None:  # the group cannot be read: the sampler says so itself
             continue
         for name in wanted:
@@ -365,9 +364,9 @@ def _warn_absent_devices(sampler: CounterSampler, disks: list[str], nics: list[s
                 )
 
 
-def _warn_missing(sampler: CounterSampler, sample: Rates, warned: set[str]) -> None:
+def _warn_missing(sampler: CounterSampler, sample: Sample, warned: set[str]) -> None:
     """One line on stderr for each group of counters that cannot be read, the first time."""
-    for group in sample["missing"]:
+    for group in sample.missing:
         if group not in warned:
             warned.add(group)
             reason = sampler.errors.get(group, "not measured")
@@ -394,7 +393,7 @@ def _table_header(columns: list[Column]) -> tuple[str, str]:
     return " ".join(titles), "|".join(names)
 
 
-def table_row(columns: list[Column], sample: Rates, gpus: list[GpuInfo]) -> str:
+def table_row(columns: list[Column], sample: Sample, gpus: list[GpuInfo]) -> str:
     """One row of the table: each column's cell, right-aligned, after its separator."""
     return "".join(
         column.separator + column.render(column.value(sample, gpus)) for column in columns
@@ -410,9 +409,9 @@ def _csv_cell(value: float | None) -> str:
     return f"{value:.3f}".rstrip("0").rstrip(".")
 
 
-def csv_row(columns: list[Column], sample: Rates, gpus: list[GpuInfo]) -> str:
+def csv_row(columns: list[Column], sample: Sample, gpus: list[GpuInfo]) -> str:
     """One CSV row: the epoch, then each column's number (the time column is the epoch)."""
-    cells = [f"{sample['time']:.3f}"]
+    cells = [f"{sample.time:.3f}"]
     cells += [
         _csv_cell(column.value(sample, gpus))
         for column in columns
@@ -479,14 +478,14 @@ def _open_output(path: str, header: str | None, *, check: bool) -> tuple[IO[str]
     raise CliError(msg)
 
 
-def _json_record(sample: Rates, gpus: list[GpuInfo], with_gpus: bool) -> str:
-    """The `Sample` fields in order, as ``dataclasses.asdict(sample)`` gives them."""
+def _json_record(sample: Sample, gpus: list[GpuInfo], with_gpus: bool) -> str:
+    """The `Sample` fields in order; each disk's and interface's rates an object by field."""
     import json
 
-    record = dict(sample)
-    record["disks"] = {k: {"read": r, "write": w} for k, (r, w) in sample["disks"].items()}
-    record["nics"] = {k: {"recv": r, "send": s} for k, (r, s) in sample["nics"].items()}
-    record["missing"] = list(sample["missing"])
+    record = sample._asdict()
+    record["disks"] = {name: rate._asdict() for name, rate in sample.disks.items()}
+    record["nics"] = {name: rate._asdict() for name, rate in sample.nics.items()}
+    record["missing"] = list(sample.missing)
     if with_gpus:
         from dataclasses import asdict
 
@@ -597,7 +596,7 @@ class _Output:
 def _line(
     args: argparse.Namespace,
     columns: list[Column],
-    sample: Rates,
+    sample: Sample,
     gpus: list[GpuInfo],
     *,
     with_gpus: bool,
