@@ -4,11 +4,12 @@ Modules: `devutils.text`, `devutils.textstream` and `devutils.textfiles` (one-pa
 multi-replace, in strings, streams and files; `devutils.textsearch` finds the matches
 with the engines of `devutils.textengines`),
 `devutils.dates` and `devutils.datecolumns` (month arithmetic, on scalars and
-columns), `devutils.batch` and `devutils.batchfinder` (ML batch-size planning, and
-probing what fits), `devutils.system` and `devutils.gpu` (resource sampling, GPUs) and
-`devutils.which_dstat` (which dstat is installed); `devutils.limits` holds the integer
-bound they share. The ``devutils`` command (also ``python -m devutils``) has one
-subcommand per topic.
+columns), `devutils.batch`, `devutils.batchfinder` and `devutils.divisors` (ML
+batch-size planning, probing what fits, and the divisors the planner needs),
+`devutils.system` and `devutils.rates` (resource sampling, and the counters under it),
+`devutils.gpu` (GPU snapshots) and `devutils.which_dstat` (which dstat is installed);
+`devutils.limits` holds the integer bound they share. The ``devutils`` command (also
+``python -m devutils``) has one subcommand per topic.
 """
 
 __version__ = "0.1.0"

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, Final, NamedTuple
 
+from devutils.messages import describe
 from devutils.textengines import SURROGATES, is_word_char
 from devutils.textsearch import Engine, Search
 from devutils.textstream import DEFAULT_CHUNK, MAX_CHUNK, StreamReplacer, replace_stream
@@ -46,30 +47,23 @@ _CACHE_SIZE: Final = 32
 # -- validation --------------------------------------------------------------------------
 
 
-def _describe(value: object, limit: int = 80) -> str:
-    text = repr(value)
-    if len(text) > limit:
-        text = text[: limit - 3] + "..."
-    return f"{type(value).__name__} {text}"
-
-
 def _check_flag(name: str, value: object) -> bool:
     if not isinstance(value, bool):
-        msg = f"{name} must be a bool, got {_describe(value)}"
+        msg = f"{name} must be a bool, got {describe(value)}"
         raise TypeError(msg)
     return value
 
 
 def _check_text(text: object) -> str:
     if not isinstance(text, str):
-        msg = f"text must be str, got {_describe(text)}"
+        msg = f"text must be str, got {describe(text)}"
         raise TypeError(msg)
     return text
 
 
 def _check_pos(pos: object, text: str) -> int:
     if isinstance(pos, bool) or not isinstance(pos, int):
-        msg = f"pos must be an int, got {_describe(pos)}"
+        msg = f"pos must be an int, got {describe(pos)}"
         raise TypeError(msg)
     if not 0 <= pos <= len(text):
         msg = f"pos must be between 0 and len(text) = {len(text)}, got {pos}"
@@ -79,7 +73,7 @@ def _check_pos(pos: object, text: str) -> int:
 
 def _check_mapping(mapping: object) -> Mapping[Any, Any]:
     if not isinstance(mapping, Mapping):
-        msg = f"mapping must be a Mapping of str to str or callable, got {_describe(mapping)}"
+        msg = f"mapping must be a Mapping of str to str or callable, got {describe(mapping)}"
         raise TypeError(msg)
     return mapping
 
@@ -89,7 +83,7 @@ def _snapshot(mapping: object) -> dict[str, Replacement]:
     snapshot: dict[str, Replacement] = {}
     for key, value in _check_mapping(mapping).items():
         if not isinstance(key, str):
-            msg = f"mapping keys must be str, got {_describe(key)}"
+            msg = f"mapping keys must be str, got {describe(key)}"
             raise TypeError(msg)
         if not key:
             msg = "mapping keys must be non-empty, got ''"
@@ -101,7 +95,7 @@ def _snapshot(mapping: object) -> dict[str, Replacement]:
             )
             raise ValueError(msg)
         if not isinstance(value, str) and not callable(value):
-            msg = f"mapping value for key {key!r} must be str or callable, got {_describe(value)}"
+            msg = f"mapping value for key {key!r} must be str or callable, got {describe(value)}"
             raise TypeError(msg)
         snapshot[key] = value
     return snapshot
@@ -164,6 +158,9 @@ def _title_word(match: re.Match[str]) -> str:
 # -- the Replacer --------------------------------------------------------------------------
 
 
+_FLAGS: Final = ("ignore_case", "whole_words", "preserve_case")
+
+
 class _Options(NamedTuple):
     """A Replacer's options, in `_rebuild`'s order."""
 
@@ -172,8 +169,18 @@ class _Options(NamedTuple):
     preserve_case: bool
     engine: Engine
 
-
-_FLAGS: Final = ("ignore_case", "whole_words", "preserve_case")
+    @classmethod
+    def checked(
+        cls, ignore_case: object, whole_words: object, preserve_case: object, engine: Engine
+    ) -> _Options:
+        """The options, each flag checked to be a bool (*engine* is
+        `devutils.textsearch.Search`'s to check)."""
+        return cls(
+            _check_flag("ignore_case", ignore_case),
+            _check_flag("whole_words", whole_words),
+            _check_flag("preserve_case", preserve_case),
+            engine,
+        )
 
 
 class Replacer:
@@ -225,12 +232,7 @@ class Replacer:
         preserve_case: bool = False,
         engine: Engine = "auto",
     ) -> None:
-        self._options = _Options(
-            _check_flag("ignore_case", ignore_case),
-            _check_flag("whole_words", whole_words),
-            _check_flag("preserve_case", preserve_case),
-            engine,
-        )
+        self._options = _Options.checked(ignore_case, whole_words, preserve_case, engine=engine)
         snapshot = _snapshot(mapping)
         self._mapping = MappingProxyType(snapshot)
         keys, values = _fold_keys(snapshot, ignore_case)
@@ -291,9 +293,7 @@ class Replacer:
             >>> Replacer({"a": "b", "b": "a"}).replace("abba")
             'baab'
         """
-        if type(text) is str:
-            return self._search.subn(text)[0]
-        return self.replace_count(text)[0]  # (which names the wrong text)
+        return self._search.subn(text if type(text) is str else _check_text(text))[0]
 
     __call__ = replace
 
@@ -338,7 +338,7 @@ def _renderer(values: Sequence[Replacement], preserve_case: bool) -> Callable[[i
         if not isinstance(value, str):
             result: object = value(matched)
             if not isinstance(result, str):
-                msg = f"replacement for {matched!r} must return str, got {_describe(result)}"
+                msg = f"replacement for {matched!r} must return str, got {describe(result)}"
                 raise TypeError(msg)
             value = result
         return _match_case(matched, value) if preserve_case else value
@@ -384,10 +384,10 @@ def multi_replace(
 
     The Python for Ruby's ``text.gsub(Regexp.union(dict.keys), dict)``, but
     leftmost-longest: at each position the longest matching key wins, whatever
-    the mapping's order, and replacement text is never rescanned. The compiled
-    pattern is cached for recent mappings (keyed by their current items, so
-    changing the dict between calls is always seen). To reuse one mapping on
-    many texts, build a `Replacer` once.
+    the mapping's order, and replacement text is never rescanned. The `Replacer`
+    of each recent mapping is cached (keyed by its current items and the options, so
+    changing the dict between calls is always seen; a mapping with an unhashable value
+    is built each call). To reuse one mapping on many texts, build a `Replacer` once.
 
     Args:
         text: The text to rewrite.
@@ -421,9 +421,7 @@ def multi_replace(
         ignore_case.__class__ is whole_words.__class__ is preserve_case.__class__ is bool
     ):
         _check_text(text)
-        _check_flag("ignore_case", ignore_case)
-        _check_flag("whole_words", whole_words)
-        _check_flag("preserve_case", preserve_case)
+        _Options.checked(ignore_case, whole_words, preserve_case, "auto")
     if type(mapping) is not dict:
         _check_mapping(mapping)
     try:

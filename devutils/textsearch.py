@@ -187,7 +187,7 @@ class Search:
             if window.matches:
                 replaced = window.replaced(text, self._plain, self._render)
                 parts += (text[position : window.start], replaced)
-                position = window.start + window.end
+                position = window.start + window.covered
                 count += len(window.matches)
         if not count:
             return text, 0
@@ -214,7 +214,7 @@ class Search:
             for window in self._find(text, pos, cut + keep, replacing=replacing):
                 kept = window.cut(cut - window.start)
                 if kept.matches:
-                    following = max(following, kept.start + kept.end)
+                    following = max(following, kept.start + kept.covered)
                 yield kept
             pos = following
 
@@ -277,7 +277,7 @@ class Search:
                 windows.append(window)
                 break
             windows.append(window.cut(cut - position))
-            position = max(cut, position + windows[-1].end)
+            position = max(cut, position + windows[-1].covered)
         return windows
 
 
@@ -311,7 +311,7 @@ class _Window(NamedTuple):
     of each spelling's index."""
 
     @property
-    def end(self) -> int:
+    def covered(self) -> int:
         """How many characters of ``text[start:]`` the matches cover (to the last's end)."""
         if not self.matches:
             return 0
@@ -339,8 +339,9 @@ class _Window(NamedTuple):
         plain: Sequence[str] | None,
         render: Callable[[int, str], str] | None,
     ) -> str:
-        """The window's text up to `end`, each match replaced by ``plain[index]`` (which
-        lists each spelling's replacement too) or ``render(key, matched)``."""
+        """The window's text up to its last match's end, each match replaced by
+        ``plain[index]`` (which lists each spelling's replacement too) or
+        ``render(key, matched)``."""
         if self.marked is not None:
             piece = self.marked
         elif self.start:

@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Final, Protocol
 
+from devutils.messages import describe
+
 __all__ = [
     "DEFAULT_CHUNK",
     "MAX_CHUNK",
@@ -52,13 +54,6 @@ class SupportsWrite(Protocol):
     def write(self, text: str, /) -> object: ...
 
 
-def _describe(value: object, limit: int = 80) -> str:
-    text = repr(value)
-    if len(text) > limit:
-        text = text[: limit - 3] + "..."
-    return f"{type(value).__name__} {text}"
-
-
 def check_chunk_size(chunk_size: object) -> int:
     """Return *chunk_size* if it is an int in ``1..MAX_CHUNK``.
 
@@ -75,7 +70,7 @@ def check_chunk_size(chunk_size: object) -> int:
         ValueError: chunk_size must be positive, got 0
     """
     if isinstance(chunk_size, bool) or not isinstance(chunk_size, int):
-        msg = f"chunk_size must be an int, got {_describe(chunk_size)}"
+        msg = f"chunk_size must be an int, got {describe(chunk_size)}"
         raise TypeError(msg)
     if chunk_size < 1:
         msg = f"chunk_size must be positive, got {chunk_size}"
@@ -114,7 +109,7 @@ class StreamReplacer:
         if not callable(getattr(given, "iter_matches", None)) or not isinstance(
             getattr(given, "max_match_length", None), int
         ):
-            msg = f"replacer must be a Replacer, got {_describe(given)}"
+            msg = f"replacer must be a Replacer, got {describe(given)}"
             raise TypeError(msg)
         self._replacer = replacer
         self._keep = replacer.max_match_length + 1
@@ -129,7 +124,7 @@ class StreamReplacer:
         """Add *text*; return the output that is now final."""
         given: object = text
         if not isinstance(given, str):
-            msg = f"text must be str, got {_describe(given)}"
+            msg = f"text must be str, got {describe(given)}"
             raise TypeError(msg)
         self._buffer += text
         if len(self._buffer) < 2 * self._keep:
@@ -198,7 +193,7 @@ def replace_stream(
     chunk_size = check_chunk_size(chunk_size)
     for name, given, method in (("reader", reader, "read"), ("writer", writer, "write")):
         if not callable(getattr(given, method, None)):
-            msg = f"{name} must have a {method}() method, got {_describe(given)}"
+            msg = f"{name} must have a {method}() method, got {describe(given)}"
             raise TypeError(msg)
     stream = StreamReplacer(replacer)
     while True:
@@ -206,7 +201,7 @@ def replace_stream(
         if not chunk:
             break
         if not isinstance(chunk, str):
-            msg = f"reader must give str (open the file in text mode), got {_describe(chunk)}"
+            msg = f"reader must give str (open the file in text mode), got {describe(chunk)}"
             raise TypeError(msg)
         if out := stream.feed(chunk):
             writer.write(out)

@@ -190,7 +190,8 @@ def test_stat_rows_written_to_a_real_descriptor(tmp_path: Path) -> None:
 
 
 def test_stat_starts_without_dataclasses() -> None:
-    # dataclasses imports inspect (about 18 ms): the stat path's records are named tuples.
+    # dataclasses imports inspect, which start-up cannot afford: the stat path's records
+    # are named tuples.
     code = (
         "import sys\nfrom devutils.cli import main\nmain(['stat', '--json', '0.01', '1'])\n"
         "print(sorted({'dataclasses', 'inspect'} & set(sys.modules)))"

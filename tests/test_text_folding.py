@@ -60,11 +60,8 @@ class Case(NamedTuple):
 
 
 def small_pieces(case: Case) -> AbstractContextManager[object]:
-    """Search in windows of `Case.window` characters and pieces cut at `Case.gap`.
-    (``create``: a version without the gap constant searches the same.)"""
-    return mock.patch.multiple(
-        "devutils.textsearch", WINDOW=case.window, _PLAIN_GAP=case.gap, create=True
-    )
+    """Search in windows of `Case.window` characters and pieces cut at `Case.gap`."""
+    return mock.patch.multiple("devutils.textsearch", WINDOW=case.window, _PLAIN_GAP=case.gap)
 
 
 def tagged(tag: str, matched: str) -> str:

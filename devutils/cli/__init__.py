@@ -25,7 +25,7 @@ TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing slows every 
 if TYPE_CHECKING:
     from types import ModuleType
 
-__all__ = ["build_parser", "main"]
+__all__ = ["COMMANDS", "MODULES", "build_parser", "main"]
 
 MODULES = {
     "replace": "replace",

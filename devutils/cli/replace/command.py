@@ -15,7 +15,7 @@ from devutils.cli.replace.pool import Runner
 from devutils.cli.replace.progress import Progress
 from devutils.cli.replace.tasks import STDIN, Job, Task, expand, make_job
 from devutils.cli.replace.work import Outcome, shown, write_stdout
-from devutils.textfiles import fsync_directory
+from devutils.textfiles import DEFAULT_CHUNK_BYTES, fsync_directory
 
 
 def register(subparsers: Any) -> None:
@@ -116,6 +116,6 @@ def _message(text: str) -> None:
 
 def _emit_file(path: str) -> None:
     with open(path, "rb") as handle:
-        while data := handle.read(1 << 20):
+        while data := handle.read(DEFAULT_CHUNK_BYTES):
             write_stdout(data)
     os.unlink(path)

@@ -13,6 +13,7 @@ from typing import IO, Any
 
 from devutils.cli.replace.tasks import STDIN, Job, Task
 from devutils.textfiles import (
+    DEFAULT_CHUNK_BYTES,
     AtomicRewrite,
     FileChangedError,
     FileRefusedError,
@@ -250,7 +251,7 @@ def _to_stdout(job: Job, path: str, source: _Reader, *, parallel: bool) -> Outco
             target.close()
             return Outcome(path, state.count, output=name)
         target.seek(0)
-        while data := target.read(1 << 20):
+        while data := target.read(DEFAULT_CHUNK_BYTES):
             write_stdout(data)
         return Outcome(path, state.count)
     except BaseException:
