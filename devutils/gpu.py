@@ -734,10 +734,15 @@ def nvml_session() -> Iterator[None]:
     loop mode, its issue #54).
 
     Examples:
+        On every machine (without NVML the block runs as it would without the session):
+
+        >>> with nvml_session():
+        ...     samples = [gpu_snapshot(processes=False, timeout=2.0) for _ in range(2)]
+        >>> len(samples[0]) == len(samples[1])  # the same GPUs both times (none here)
+        True
+
         On a machine with one H200 (not run by the tests, which have no GPU):
 
-        >>> with nvml_session():  # doctest: +SKIP
-        ...     samples = [gpu_snapshot(processes=False) for _ in range(2)]
         >>> [[gpu.backend for gpu in gpus] for gpus in samples]  # doctest: +SKIP
         [['nvml'], ['nvml']]
     """
@@ -774,6 +779,11 @@ def gpu_snapshot(
         ValueError: If *timeout* is not positive and finite, or a backend is unknown.
 
     Examples:
+        >>> gpu_snapshot(timeout=0)
+        Traceback (most recent call last):
+        ...
+        ValueError: timeout must be a positive number of seconds, got 0
+
         On a machine with one H200 under load (not run by the tests, which have no GPU;
         there the list is ``[]``):
 
@@ -795,6 +805,11 @@ def gpu_probe(
     the GPUs and explains an empty list.
 
     Examples:
+        >>> gpu_probe(backends=["cuda"])
+        Traceback (most recent call last):
+        ...
+        ValueError: unknown backend 'cuda': the backends are nvml, nvidia-smi, amd, apple
+
         Asking only for ``nvidia-smi`` on a machine without it (not run by the tests: the
         answer depends on the machine):
 
