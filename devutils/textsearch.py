@@ -117,8 +117,7 @@ class Search:
         if engine == "re" and ignore_case:
             msg = "engine 're' does not fold case: use 'auto', 'automaton' or 'overlapping'"
             raise ValueError(msg)
-        given = list(keys)
-        keys = [key.casefold() for key in given] if ignore_case else given
+        keys = [key.casefold() for key in keys] if ignore_case else list(keys)
         self._keys = keys
         self.max_match_length = max(map(len, keys), default=0)
         """The most characters of text one match can cover (0 without keys)."""
@@ -136,14 +135,7 @@ class Search:
         self._replacements = replacements
         self._render = replacements if callable(replacements) else None
         self._plain = None if replacements is None or callable(replacements) else replacements
-        # The re pattern's replacement function: its match is one of the keys, as given.
-        table = {}  # (only a pattern's matches are looked up: 100,000 keys need none)
-        if self._plain is not None and self._pattern is not None:
-            table = dict(zip(given, self._plain, strict=True))
-        index, render = {} if self._pattern is None else self._pattern.index, self._render
-        self._repl: Callable[[re.Match[str]], str] = lambda match: table[match[0]]
-        if render is not None:
-            self._repl = lambda match: render(index[match[0]], match[0])
+        self._repl = _pattern_replacement(self._pattern, self._plain, self._render)
         # Plain strings replace whole words in the marked text where none holds a marker.
         self._marked = whole_words and self._plain is not None and not holds_internal(self._plain)
         spellings = [] if self._automaton is None else self._automaton.owners[len(keys) :]
@@ -363,6 +355,22 @@ class _Window(NamedTuple):
                 position = end
         replaced = "".join(pieces)
         return replaced if self.marked is None else unmark(replaced)
+
+
+def _pattern_replacement(
+    pattern: Pattern | None,
+    plain: Sequence[str] | None,
+    render: Callable[[int, str], str] | None,
+) -> Callable[[re.Match[str]], str]:
+    """The function a `re` pattern's own ``subn`` calls with each match (one of the keys:
+    the `re` engine never folds case) for its replacement."""
+    index = {} if pattern is None else pattern.index
+    if render is not None:
+        return lambda match: render(index[match[0]], match[0])
+    table = {}  # (only a pattern's keys are looked up: 100,000 keys need no table)
+    if pattern is not None and plain is not None:
+        table = {key: plain[i] for key, i in index.items()}
+    return lambda match: table[match[0]]
 
 
 def _re_engine(
