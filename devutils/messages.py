@@ -1,7 +1,7 @@
 """How error messages show a value a caller gave: its type and a repr cut to fit a line.
 
 Shared by the modules whose errors name a value of any type (`devutils.text`,
-`devutils.textstream`); it imports nothing, so any module may use it.
+`devutils.textstream`, `devutils.textcase`); it imports nothing, so any module may use it.
 """
 
 __all__ = ["describe"]

@@ -15,12 +15,12 @@ recent mappings; `devutils.textstream` replaces text that arrives in pieces (its
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, Final, NamedTuple
 
 from devutils.messages import describe
+from devutils.textcase import match_case
 from devutils.textengines import SURROGATES, is_word_char
 from devutils.textsearch import Engine, Search
 from devutils.textstream import DEFAULT_CHUNK, MAX_CHUNK, StreamReplacer, replace_stream
@@ -29,6 +29,7 @@ __all__ = [
     "DEFAULT_CHUNK",
     "MAX_CHUNK",
     "Engine",
+    "MappingKeyError",
     "Replacement",
     "Replacer",
     "StreamReplacer",
@@ -45,6 +46,32 @@ _CACHE_SIZE: Final = 32
 
 
 # -- validation --------------------------------------------------------------------------
+
+
+class MappingKeyError(ValueError):
+    """A key of the mapping that cannot be searched for, and why.
+
+    ``key`` is the key; ``reason`` is ``"empty"``, ``"surrogate"`` (it holds a lone
+    surrogate, an undecodable byte) or ``"folds"`` (with ``ignore_case`` it folds to the
+    same text as the key ``other`` but maps to a different value); ``other`` is that key,
+    or None.
+
+    Examples:
+        >>> try:
+        ...     Replacer({"A": "x", "a": "y"}, ignore_case=True)
+        ... except MappingKeyError as error:
+        ...     print(error.key, error.reason, error.other)
+        a folds A
+    """
+
+    def __init__(self, message: str, key: str, reason: str, other: str | None = None) -> None:
+        super().__init__(message)
+        self.key = key
+        self.reason = reason
+        self.other = other
+
+    def __reduce__(self) -> tuple[type[MappingKeyError], tuple[str, str, str, str | None]]:
+        return type(self), (str(self), self.key, self.reason, self.other)
 
 
 def _check_flag(name: str, value: object) -> bool:
@@ -87,13 +114,13 @@ def _snapshot(mapping: object) -> dict[str, Replacement]:
             raise TypeError(msg)
         if not key:
             msg = "mapping keys must be non-empty, got ''"
-            raise ValueError(msg)
+            raise MappingKeyError(msg, key, "empty")
         if (surrogate := SURROGATES.search(key)) is not None:
             msg = (
                 f"mapping keys must be Unicode text, got {key!r} with a lone surrogate at "
                 f"index {surrogate.start()}"
             )
-            raise ValueError(msg)
+            raise MappingKeyError(msg, key, "surrogate")
         if not isinstance(value, str) and not callable(value):
             msg = f"mapping value for key {key!r} must be str or callable, got {describe(value)}"
             raise TypeError(msg)
@@ -117,42 +144,8 @@ def _fold_keys(
                 f"(both fold to {key.casefold()!r}) but map to different values "
                 f"{snapshot[other]!r} and {value!r}"
             )
-            raise ValueError(msg)
+            raise MappingKeyError(msg, key, "folds", other)
     return list(first.values()), [snapshot[key] for key in first.values()]
-
-
-# -- case --------------------------------------------------------------------------------
-
-
-def _match_case(matched: str, replacement: str) -> str:
-    """Give *replacement* the case pattern of *matched*: upper, title, else as given; part
-    by part where both are split into as many parts by ``-`` or by ``_`` (not both), as
-    VS Code's preserve case does (``User_Id`` with ``account_id`` -> ``Account_Id``)."""
-    split = [
-        separator
-        for separator in "-_"
-        if separator in matched and matched.count(separator) == replacement.count(separator)
-    ]
-    if len(split) == 1:
-        parts = zip(matched.split(split[0]), replacement.split(split[0]), strict=True)
-        return split[0].join(_match_case(*pair) for pair in parts)
-    if matched.isupper():
-        return replacement.upper()
-    if matched.istitle():
-        return _TITLE_WORD.sub(_title_word, replacement)
-    return replacement
-
-
-_TITLE_WORD: Final = re.compile(r"\S+")
-
-
-def _title_word(match: re.Match[str]) -> str:
-    """Upper-case the first cased character of a word and lower-case the rest."""
-    word = match.group()
-    for index, char in enumerate(word):
-        if char.lower() != char.upper():
-            return word[:index] + char.upper() + word[index + 1 :].lower()
-    return word
 
 
 # -- the Replacer --------------------------------------------------------------------------
@@ -205,9 +198,9 @@ class Replacer:
     Raises:
         TypeError: If *mapping* is not a Mapping of str keys to str or callable values,
             or an option is not a bool.
-        ValueError: If a key is empty or holds a lone surrogate, two keys fold alike
-            (with *ignore_case*) but map to different values, or *engine* is unknown
-            (or ``"re"`` with *ignore_case*: it does not case-fold).
+        MappingKeyError: A `ValueError`, if a key is empty or holds a lone surrogate,
+            or two keys fold alike (with *ignore_case*) but map to different values.
+        ValueError: If *engine* is unknown (or ``"re"`` with *ignore_case*).
 
     Examples:
         >>> swap = Replacer({"cat": "dog", "dog": "cat"})
@@ -341,7 +334,7 @@ def _renderer(values: Sequence[Replacement], preserve_case: bool) -> Callable[[i
                 msg = f"replacement for {matched!r} must return str, got {describe(result)}"
                 raise TypeError(msg)
             value = result
-        return _match_case(matched, value) if preserve_case else value
+        return match_case(matched, value) if preserve_case else value
 
     return render
 
@@ -400,8 +393,8 @@ def multi_replace(
     Raises:
         TypeError: If *text* is not a str, *mapping* is not a Mapping of non-empty str
             keys to str or callable values, or an option is not a bool.
-        ValueError: If a key is empty, or two keys fold together with different
-            values under *ignore_case*.
+        MappingKeyError: A `ValueError`, if a key is empty or holds a lone surrogate,
+            or two keys fold together with different values under *ignore_case*.
 
     Examples:
         >>> multi_replace("ストロベリーパフェとパイナップルジュース",
@@ -414,7 +407,7 @@ def multi_replace(
         >>> multi_replace("hello", {"": "x"})
         Traceback (most recent call last):
         ...
-        ValueError: mapping keys must be non-empty, got ''
+        devutils.text.MappingKeyError: mapping keys must be non-empty, got ''
     """
     # Checked inline first, as every call pays for it; the checks name what is wrong.
     if text.__class__ is not str or not (

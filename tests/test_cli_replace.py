@@ -69,6 +69,21 @@ def test_tsv_malformed_line_is_named(tmp_path: Path, cli: Cli) -> None:
     assert result.out == b""
 
 
+def test_a_refused_key_names_where_it_was_given(tmp_path: Path, cli: Cli) -> None:
+    result = cli(["replace", "--pair", "", "x"], b"a")
+    assert (result.status, result.err) == (
+        2,
+        "devutils replace: error: --pair: mapping keys must be non-empty, got ''\n",
+    )
+    path = tmp_path / "m.json"
+    path.write_text('{"A": "x"}', encoding="utf-8")
+    result = cli(["replace", "--map", str(path), "--pair", "a", "y", "--ignore-case"], b"a")
+    assert result.status == 2
+    assert result.err.startswith(
+        f"devutils replace: error: --map {path} and --pair: keys 'A' and 'a' are equal"
+    )
+
+
 def test_key_given_twice_with_different_values(tmp_path: Path, cli: Cli) -> None:
     path = tmp_path / "m.json"
     path.write_text('{"a": "b"}', encoding="utf-8")

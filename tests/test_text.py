@@ -17,7 +17,7 @@ import regex
 from hypothesis import given
 from hypothesis import strategies as st
 
-from devutils.text import Engine, Replacer, is_word_char, multi_replace
+from devutils.text import Engine, MappingKeyError, Replacer, is_word_char, multi_replace
 from devutils.textstream import MAX_CHUNK, StreamReplacer, replace_stream
 from tests.text_reference import reference
 
@@ -734,3 +734,23 @@ def test_stream_ends_are_checked() -> None:
         replace_stream(replacer, io.StringIO("a"), None)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="reader must give str \\(open the file in text mode\\)"):
         replace_stream(replacer, io.BytesIO(b"a"), io.StringIO())  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("mapping", "ignore_case", "key", "reason", "other"),
+    [
+        ({"a": "x", "": "y"}, False, "", "empty", None),
+        ({"b\udcff": "y"}, False, "b\udcff", "surrogate", None),
+        ({"Straße": "x", "STRASSE": "y"}, True, "STRASSE", "folds", "Straße"),
+    ],
+)
+def test_a_refused_key_is_carried_by_the_error(
+    mapping: dict[str, str], ignore_case: bool, key: str, reason: str, other: str | None
+) -> None:
+    with pytest.raises(MappingKeyError) as caught:
+        Replacer(mapping, ignore_case=ignore_case)
+    error = caught.value
+    assert isinstance(error, ValueError)
+    assert (error.key, error.reason, error.other) == (key, reason, other)
+    clone = pickle.loads(pickle.dumps(error))
+    assert (str(clone), clone.key, clone.reason, clone.other) == (str(error), key, reason, other)

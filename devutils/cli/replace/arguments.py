@@ -10,7 +10,7 @@ from typing import Any
 
 from devutils.cli.common import CliError, positive_int
 from devutils.cli.replace.maps import load_map
-from devutils.text import Replacer
+from devutils.text import MappingKeyError, Replacer
 from devutils.textfiles import DEFAULT_CHUNK_BYTES, MAX_CHUNK
 
 MAX_JOBS = 256
@@ -244,5 +244,10 @@ def build_replacer(args: argparse.Namespace) -> Replacer:
             whole_words=args.whole_words,
             preserve_case=args.preserve_case,
         )
+    except MappingKeyError as exc:  # named where the user gave the key (or both keys)
+        keys = [exc.key] if exc.other is None else [exc.other, exc.key]
+        given = " and ".join(dict.fromkeys(sources[key] for key in keys))
+        msg = f"{given}: {exc}"
+        raise CliError(msg) from exc
     except (TypeError, ValueError) as exc:
         raise CliError(str(exc)) from exc

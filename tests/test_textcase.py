@@ -1,0 +1,42 @@
+"""Tests for devutils.textcase: `match_case` against the reference's preserve case."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from devutils.textcase import match_case
+from tests.text_reference import _case_like as case_like
+
+# Cased and uncased letters, the two separators, a space and a letter whose title case
+# differs from its upper case (ǆ: ǅ, Ǆ).
+_TEXTS = st.text(st.sampled_from("aAbBß1 -_ǆǅǄ"), max_size=12)
+
+
+@given(_TEXTS, _TEXTS)
+def test_the_case_pattern_is_the_reference(matched: str, replacement: str) -> None:
+    assert match_case(matched, replacement) == case_like(matched, replacement)
+
+
+@pytest.mark.parametrize(
+    ("matched", "replacement", "expected"),
+    [
+        ("HELLO", "goodbye", "GOODBYE"),
+        ("Hello", "goodbye cruel world", "Goodbye Cruel World"),
+        ("hello", "GoodBye", "GoodBye"),
+        ("User_Id", "account_id", "Account_Id"),
+        ("user-ID", "account-id", "account-ID"),
+        ("A-b_C", "x-y_z", "x-y_z"),  # as many parts at both separators: as given
+        ("Hello", "", ""),
+    ],
+)
+def test_examples_of_each_pattern(matched: str, replacement: str, expected: str) -> None:
+    assert match_case(matched, replacement) == expected
+
+
+def test_each_argument_must_be_a_str() -> None:
+    with pytest.raises(TypeError, match="matched must be a str, got int 1"):
+        match_case(1, "a")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="replacement must be a str, got NoneType None"):
+        match_case("a", None)  # type: ignore[arg-type]
