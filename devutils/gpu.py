@@ -22,7 +22,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 __all__ = [
     "BACKENDS",
@@ -40,8 +40,6 @@ __all__ = [
     "parse_nvidia_smi_csv",
 ]
 
-BACKENDS: Final = ("nvml", "nvidia-smi", "amd", "apple")
-"""Every backend, in the order the default tries them."""
 SYSFS_PATH = "/sys"
 """Where the amd backend reads sysfs (as psutil's ``PROCFS_PATH``): set it to a tree of
 captured files to read those instead."""
@@ -633,8 +631,10 @@ def _timeout_and_backends(timeout: object, backends: object) -> tuple[float, tup
         msg = f"timeout must be a positive number of seconds, got {timeout!r}"
         raise ValueError(msg)
     if backends is None:
-        applies = {"apple": sys.platform == "darwin", "amd": sys.platform.startswith("linux")}
-        return float(timeout), tuple(name for name in BACKENDS if applies.get(name, True))
+        chosen = [
+            name for name, backend in _BACKENDS.items() if sys.platform.startswith(backend.platform)
+        ]
+        return float(timeout), tuple(chosen)
     if isinstance(backends, str) or not isinstance(backends, Sequence):
         msg = f"backends must be a sequence of backend names, got {backends!r}"
         raise TypeError(msg)
@@ -668,26 +668,51 @@ def _within(seconds: float, function: Callable[[], list[GpuInfo]], what: str) ->
     return result[0]
 
 
-def _ask(name: str, processes: bool, deadline: float) -> list[GpuInfo]:
-    """One backend's GPUs (raises `_NotFound`, or ImportError for NVML)."""
-    left = max(deadline - time.monotonic(), 0.1)
-    if name == "nvml":
-        return _within(left, lambda: _snapshot_nvml(processes), "NVML")
-    if name == "nvidia-smi":
-        return _snapshot_smi(left, processes)
-    if name == "amd":
-        return _within(left, lambda: _snapshot_amd(processes, deadline), "sysfs")
-    return _snapshot_apple(processes, left)
+def _left(deadline: float) -> float:
+    """The seconds a backend has left (a tenth of one at least)."""
+    return max(deadline - time.monotonic(), 0.1)
 
 
-_LABELS = {"nvml": "NVML: ", "nvidia-smi": "", "amd": "AMD (sysfs): ", "apple": "Apple (ioreg): "}
-"""What goes before a backend's reason (nvidia-smi's name its tool already)."""
-_NONE_FOUND = {
-    "nvml": "NVML: no GPU found",
-    "nvidia-smi": "nvidia-smi reported no GPU",
-    "amd": "AMD (sysfs): no GPU found",
-    "apple": "Apple (ioreg): no GPU found",
+def _ask_nvml(processes: bool, deadline: float) -> list[GpuInfo]:
+    return _within(_left(deadline), lambda: _snapshot_nvml(processes), "NVML")
+
+
+def _ask_smi(processes: bool, deadline: float) -> list[GpuInfo]:
+    return _snapshot_smi(_left(deadline), processes)
+
+
+def _ask_amd(processes: bool, deadline: float) -> list[GpuInfo]:
+    return _within(_left(deadline), lambda: _snapshot_amd(processes, deadline), "sysfs")
+
+
+def _ask_apple(processes: bool, deadline: float) -> list[GpuInfo]:
+    return _snapshot_apple(processes, _left(deadline))
+
+
+class _Backend(NamedTuple):
+    """How `_probe` asks one backend, and how it words the answer."""
+
+    ask: Callable[[bool, float], list[GpuInfo]]
+    """``ask(processes, deadline)``: the GPUs; raises `_NotFound` (or ImportError, for
+    NVML) with the reason there are none."""
+    label: str
+    """What goes before the backend's reason (nvidia-smi's name their tool already)."""
+    none_found: str
+    """The reason where the backend answered with no GPU."""
+    platform: str = ""
+    """The start of `sys.platform` where it is asked by default ("": everywhere)."""
+
+
+_BACKENDS: Final = {
+    "nvml": _Backend(_ask_nvml, "NVML: ", "NVML: no GPU found"),
+    "nvidia-smi": _Backend(_ask_smi, "", "nvidia-smi reported no GPU"),
+    "amd": _Backend(_ask_amd, "AMD (sysfs): ", "AMD (sysfs): no GPU found", "linux"),
+    "apple": _Backend(_ask_apple, "Apple (ioreg): ", "Apple (ioreg): no GPU found", "darwin"),
 }
+"""Each backend, in the order the default tries them: how it is asked and how its answer
+is worded."""
+BACKENDS: Final = tuple(_BACKENDS)
+"""Every backend's name, in the order the default tries them."""
 
 
 def _probe(timeout: float, processes: bool, backends: object) -> GpuProbe:
@@ -703,9 +728,10 @@ def _probe(timeout: float, processes: bool, backends: object) -> GpuProbe:
         if name == "nvidia-smi" and reasons.get("nvml") == "":
             reasons[name] = "nvidia-smi: skipped, NVML answered for the same GPUs"
             continue
-        label = _LABELS[name]
+        backend = _BACKENDS[name]
+        label = backend.label
         try:
-            found = _ask(name, processes, deadline)
+            found = backend.ask(processes, deadline)
         except ImportError:
             hint = "pip install 'devutils-exact[gpu]'"
             reasons[name] = f"{label}nvidia-ml-py is not installed ({hint})"
@@ -716,7 +742,7 @@ def _probe(timeout: float, processes: bool, backends: object) -> GpuProbe:
         except Exception as exc:
             reasons[name] = f"{label}{type(exc).__name__}: {exc}"
         else:
-            reasons[name] = "" if found else _NONE_FOUND[name]
+            reasons[name] = "" if found else backend.none_found
             gpus += found
     reason = "" if gpus else "; ".join(reasons.values())
     first = next((name for name in names if reasons.get(name) == ""), None)
