@@ -422,4 +422,4 @@ def multi_replace(
     except TypeError:  # an unhashable value (a callable object), or an invalid mapping
         # (built again uncached, which raises that error)
         replacer = _rebuild(dict(mapping), ignore_case, whole_words, preserve_case, "auto")
-    return replacer.replace(text)
+    return replacer._search.subn(text)[0]  # (text is checked: what replace() does)
