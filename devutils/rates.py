@@ -10,7 +10,7 @@ that psutil reads, through descriptors kept open (as dool keeps its files); else
 """
 
 # No `from __future__ import annotations` here: typing.NamedTuple compiles every string
-# annotation into a ForwardRef, which would add a few ms to each ``devutils stat`` start.
+# annotation into a ForwardRef, which would slow every ``devutils stat`` start.
 
 import math
 import os
