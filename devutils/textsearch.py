@@ -49,7 +49,7 @@ Engine = Literal["auto", "re", "automaton", "overlapping"]
 Match = tuple[int, int, int]
 """``(start, end, key_index)`` of one match, in the text's positions."""
 
-WINDOW: Final = 1 << 18
+WINDOW: Final = 1 << 13
 """Characters of a long text searched at a time."""
 
 _SMALL: Final = 16
