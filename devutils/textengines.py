@@ -568,20 +568,21 @@ class FoldsLonger(Exception):
 
 class Overlapping:
     """The ``"overlapping"`` engine: every overlapping occurrence, filtered, then resolved
-    leftmost-longest. With *eager* its automaton is built now (for a search that uses it
-    on every text); else each search builds one (for the rare text handed over)."""
+    leftmost-longest."""
 
-    def __init__(
-        self, keys: list[str], *, whole_words: bool, ignore_case: bool, eager: bool
-    ) -> None:
+    def __init__(self, keys: list[str], *, whole_words: bool, ignore_case: bool) -> None:
         self.keys = keys
         self.whole_words = whole_words
         self.ignore_case = ignore_case
-        self.automaton = ahocorasick_rs.AhoCorasick(keys) if eager else None
+
+    @functools.cached_property
+    def automaton(self) -> ahocorasick_rs.AhoCorasick:
+        """The automaton of every overlapping occurrence: built when a text is first handed
+        over (most searches never hand one) and kept for every window after it."""
+        return ahocorasick_rs.AhoCorasick(self.keys)
 
     def find(self, text: str, start: int, stop: int) -> list[Found]:
-        automaton = self.automaton or ahocorasick_rs.AhoCorasick(self.keys)
-        return _by_segments(functools.partial(self._find, automaton), text, start, stop)
+        return _by_segments(functools.partial(self._find, self.automaton), text, start, stop)
 
     def _find(
         self, automaton: ahocorasick_rs.AhoCorasick, text: str, start: int, stop: int

@@ -127,11 +127,7 @@ class Search:
         self._automaton: Automaton | None = None
         if keys and engine in ("auto", "automaton") and not holds_internal(keys):
             self._automaton = Automaton(keys, whole_words=whole_words, ignore_case=ignore_case)
-        # Built now where it searches every text, else per text handed to it.
-        eager = bool(keys) and self._automaton is None and engine != "re"
-        self._overlapping = Overlapping(
-            keys, whole_words=whole_words, ignore_case=ignore_case, eager=eager
-        )
+        self._overlapping = Overlapping(keys, whole_words=whole_words, ignore_case=ignore_case)
         self._replacements = replacements
         self._render = replacements if callable(replacements) else None
         self._plain = None if replacements is None or callable(replacements) else replacements

@@ -8,6 +8,7 @@ import contextlib
 from collections.abc import Callable
 from unittest import mock
 
+import ahocorasick_rs
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -117,6 +118,23 @@ def test_matches_come_in_the_texts_positions_across_windows(window: int, whole_w
         for engine in _ENGINES:
             search = Search(keys, whole_words=whole_words, engine=engine)
             assert list(search.finditer(text, 3)) == expected, engine
+
+
+def test_a_text_handed_to_the_overlapping_engine_builds_its_automaton_once() -> None:
+    # With whole words, a window holding the marker character "\x02" goes to the
+    # overlapping engine; a text with one in every window hands it every window. Building
+    # its automaton per window cost a build of every key each time.
+    keys = ["ab", "b", "a b"]
+    text = "ab \x02 b a b xab " * 40
+    search = Search(keys, whole_words=True, engine="automaton")  # (its own build not counted)
+    with (
+        mock.patch("devutils.textsearch.WINDOW", 8),
+        mock.patch.object(ahocorasick_rs, "AhoCorasick", wraps=ahocorasick_rs.AhoCorasick) as built,
+    ):
+        found = list(search.finditer(text))
+        assert list(search.finditer(text)) == found
+    assert found == _brute_force(keys, text, 0, len(text), whole_words=True)
+    assert built.call_count == 1
 
 
 def test_keys_fold_in_the_search_and_matches_name_the_given_keys() -> None:
