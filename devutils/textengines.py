@@ -250,7 +250,15 @@ def _trie_pattern(keys: list[str]) -> str:
         node[""] = {}
 
     def build(node: dict[str, dict[str, Any]]) -> str:
-        branches = [re.escape(char) + build(child) for char, child in node.items() if char]
+        branches = []
+        for first, child in node.items():
+            if not first:
+                continue
+            run, after = first, child
+            while len(after) == 1 and "" not in after:  # a run of characters: one literal
+                ((char, after),) = after.items()
+                run += char
+            branches.append(re.escape(run) + build(after))
         if not branches:
             return ""
         body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"

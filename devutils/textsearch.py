@@ -90,7 +90,9 @@ class Search:
             function of the key's index and the matched text that returns it.
 
     Raises:
-        ValueError: If *engine* is unknown, or ``"re"`` with *ignore_case*.
+        ValueError: If *engine* is unknown, or ``"re"`` with *ignore_case*, or ``"re"`` with
+            *whole_words* for keys that are prefixes of one another hundreds deep (more
+            than `re` can nest).
 
     Examples:
         >>> search = Search(["new", "new york"], replacements=["old", "NYC"])
@@ -375,11 +377,21 @@ def _re_engine(
     """The ``"re"`` engine where a search uses it: forced, or (by ``"auto"``, case-sensitive)
     for a few keys on short texts, or for whole words where stdlib `re` agrees."""
     if keys and engine == "re":
-        return Pattern(keys, whole_words=whole_words, unicode=whole_words)
+        try:
+            return Pattern(keys, whole_words=whole_words, unicode=whole_words)
+        except RecursionError:
+            msg = (
+                "engine 're' cannot compile these keys as whole words (keys that are prefixes"
+                " of one another nest too deep): use 'auto', 'automaton' or 'overlapping'"
+            )
+            raise ValueError(msg) from None
     if not keys or engine != "auto" or ignore_case:
         return None
     if not whole_words and len(keys) <= _SMALL:
         return Pattern(keys, whole_words=False, shorter_than=_SHORT)
     if whole_words and len(keys) <= _TRIE_MAX:
-        return Pattern(keys, whole_words=True)
+        # (keys that are prefixes of one another, hundreds deep, nest the trie deeper
+        # than `re` compiles: the automaton takes them)
+        with contextlib.suppress(RecursionError):
+            return Pattern(keys, whole_words=True)
     return None

@@ -137,6 +137,27 @@ def test_a_text_handed_to_the_overlapping_engine_builds_its_automaton_once() -> 
     assert built.call_count == 1
 
 
+@pytest.mark.parametrize("engine", _ENGINES)
+def test_a_whole_word_key_thousands_of_characters_long_is_found(engine: Engine) -> None:
+    # (the trie-shaped `re` pattern took a Python call per character of a key)
+    keys = ["ab c" * 1500, "ab", "y"]
+    text = ("x " + keys[0] + " y ab ") * 3
+    expected = _brute_force(keys, text, 0, len(text), whole_words=True)
+    assert list(Search(keys, whole_words=True, engine=engine).finditer(text)) == expected
+
+
+def test_whole_word_keys_that_are_prefixes_of_one_another_hundreds_deep() -> None:
+    # "a", "aa", ... nest the trie one group per key: deeper than `re` compiles, so
+    # "auto" hands them to the automaton, and a forced "re" says it cannot take them.
+    keys = ["a" * length for length in range(1, 501)]
+    text = "a" * 300 + " " + "a" * 7 + " " + "a" * 600
+    expected = [(0, 300, 299), (301, 308, 6)]
+    assert _brute_force(keys, text, 0, len(text), whole_words=True) == expected
+    assert list(Search(keys, whole_words=True).finditer(text)) == expected
+    with pytest.raises(ValueError, match="engine 're' cannot compile these keys as whole words"):
+        Search(keys, whole_words=True, engine="re")
+
+
 def test_keys_fold_in_the_search_and_matches_name_the_given_keys() -> None:
     search = Search(["Straße", "S"], ignore_case=True)
     assert list(search.finditer("STRASSE s Straße ß")) == [(0, 7, 0), (8, 9, 1), (10, 16, 0)]
