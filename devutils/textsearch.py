@@ -52,6 +52,11 @@ Match = tuple[int, int, int]
 WINDOW: Final = 1 << 13
 """Characters of a long text searched at a time."""
 
+_LONG_KEYS: Final = 8
+"""Where keys are long, a window is this many times `Search.max_match_length` + 1
+characters at least, so that what is searched twice (past each window's end) is at most
+an eighth more."""
+
 _SMALL: Final = 16
 """Case-sensitive mappings of at most this many keys use a `re` alternation..."""
 _SHORT: Final = 2000
@@ -185,18 +190,21 @@ class Search:
         return "".join(parts), count
 
     def _windows(self, text: str, pos: int, *, replacing: bool) -> Iterator[_Window]:
-        """The matches of ``text[pos:]``, a window of `WINDOW` characters at a time.
+        """The matches of ``text[pos:]``, a window of `WINDOW` characters at a time (or
+        `_LONG_KEYS` times `max_match_length` + 1, where keys are that long).
 
-        A window's search reaches `max_match_length` characters past its end, so every
+        A window's search reaches `max_match_length` + 1 characters past its end, so every
         match that starts in it is whole and checked against the character after it; the
-        next window starts where the last of those ends (or at the window's end).
+        next window starts where the last of those ends (or at the window's end), and
+        searches those characters again.
         """
         if not self._keys:
             return
         keep = self.max_match_length + 1
+        size = max(WINDOW, _LONG_KEYS * keep)
         length = len(text)
         while pos < length:
-            cut = pos + WINDOW
+            cut = pos + size
             if cut + keep >= length:
                 yield from self._find(text, pos, length, replacing=replacing)
                 return

@@ -500,7 +500,7 @@ def test_windows_of_a_long_text_join_seamlessly(
         mapping = without_conflicts(mapping)
     options = {"whole_words": whole_words, "ignore_case": ignore_case}
     expected = unicode_reference(text, mapping, **options)
-    with mock.patch("devutils.textsearch.WINDOW", window):
+    with mock.patch.multiple("devutils.textsearch", WINDOW=window, _LONG_KEYS=0):
         for name in CASELESS_ENGINES if ignore_case else ENGINES:
             replacer = Replacer(mapping, **options, engine=name)
             assert replacer.replace_count(text)[0] == expected, name
@@ -518,7 +518,7 @@ def test_windows_of_a_long_text_join_seamlessly(
 def test_a_match_across_windows_is_taken_once(
     text: str, mapping: dict[str, str], window: int, expected: str
 ) -> None:
-    with mock.patch("devutils.textsearch.WINDOW", window):
+    with mock.patch.multiple("devutils.textsearch", WINDOW=window, _LONG_KEYS=0):
         for name in CASELESS_ENGINES:
             replacer = Replacer(mapping, ignore_case=True, engine=name)
             assert replacer(text) == expected, name
@@ -532,7 +532,7 @@ def test_whole_words_across_windows_of_the_marked_text(window: int) -> None:
     text = "x y, x yy x-y x " * 5
     mapping = {"x": "1", "y": "2", "x y": "3"}
     expected = unicode_reference(text, mapping, whole_words=True)
-    with mock.patch("devutils.textsearch.WINDOW", window):
+    with mock.patch.multiple("devutils.textsearch", WINDOW=window, _LONG_KEYS=0):
         for name in ENGINES:
             replacer = Replacer(mapping, whole_words=True, engine=name)
             assert replacer(text) == expected, name

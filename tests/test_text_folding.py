@@ -61,7 +61,9 @@ class Case(NamedTuple):
 
 def small_pieces(case: Case) -> AbstractContextManager[object]:
     """Search in windows of `Case.window` characters and pieces cut at `Case.gap`."""
-    return mock.patch.multiple("devutils.textsearch", WINDOW=case.window, _PLAIN_GAP=case.gap)
+    return mock.patch.multiple(
+        "devutils.textsearch", WINDOW=case.window, _PLAIN_GAP=case.gap, _LONG_KEYS=0
+    )
 
 
 def tagged(tag: str, matched: str) -> str:

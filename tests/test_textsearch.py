@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from devutils.textengines import (
     Automaton,
     FoldsLonger,
+    Found,
     OverlappingOnly,
     holds_internal,
     is_word_char,
@@ -114,7 +115,7 @@ def test_matches_come_in_the_texts_positions_across_windows(window: int, whole_w
     keys = ["ab", "b", "abab", "a b"]
     text = "xabab b a b ab-b abb " * 4
     expected = _brute_force(keys, text, 3, len(text), whole_words)
-    with mock.patch("devutils.textsearch.WINDOW", window):
+    with mock.patch.multiple("devutils.textsearch", WINDOW=window, _LONG_KEYS=0):
         for engine in _ENGINES:
             search = Search(keys, whole_words=whole_words, engine=engine)
             assert list(search.finditer(text, 3)) == expected, engine
@@ -128,13 +129,33 @@ def test_a_text_handed_to_the_overlapping_engine_builds_its_automaton_once() -> 
     text = "ab \x02 b a b xab " * 40
     search = Search(keys, whole_words=True, engine="automaton")  # (its own build not counted)
     with (
-        mock.patch("devutils.textsearch.WINDOW", 8),
+        mock.patch.multiple("devutils.textsearch", WINDOW=8, _LONG_KEYS=0),
         mock.patch.object(ahocorasick_rs, "AhoCorasick", wraps=ahocorasick_rs.AhoCorasick) as built,
     ):
         found = list(search.finditer(text))
         assert list(search.finditer(text)) == found
     assert found == _brute_force(keys, text, 0, len(text), whole_words=True)
     assert built.call_count == 1
+
+
+def test_long_keys_widen_the_windows_so_little_is_searched_twice() -> None:
+    # Each window is searched up to max_match_length + 1 characters past its end; with a
+    # key longer than the window that overlap would be searched again and again.
+    keys = ["x" * 5000, "ab"]
+    text = "ab " * 100_000
+    search = Search(keys, engine="automaton")
+    searched: list[int] = []
+    find = Automaton.find
+
+    def counting(self: Automaton, text: str, start: int, stop: int) -> list[Found]:
+        searched.append(stop - start)
+        return find(self, text, start, stop)
+
+    with mock.patch.object(Automaton, "find", counting):
+        found = list(search.finditer(text))
+    assert found == [(i, i + 2, 1) for i in range(0, len(text), 3)]
+    assert len(searched) > 1  # (several windows)
+    assert sum(searched) <= len(text) * 9 // 8
 
 
 @pytest.mark.parametrize("engine", _ENGINES)
@@ -202,7 +223,8 @@ def test_subn_is_finditer_joined_with_the_values(
         st.lists(st.text("xy\x02", max_size=2), min_size=len(keys), max_size=len(keys))
     )
     text = data.draw(_text_of(keys) | st.text(st.sampled_from(_ALPHABET), min_size=20))
-    with mock.patch("devutils.textsearch.WINDOW", data.draw(st.sampled_from([window, 1 << 18]))):
+    size = data.draw(st.sampled_from([window, 1 << 18]))
+    with mock.patch.multiple("devutils.textsearch", WINDOW=size, _LONG_KEYS=0):
         search = Search(
             keys,
             whole_words=whole_words,
