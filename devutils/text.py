@@ -200,7 +200,8 @@ class Replacer:
             or an option is not a bool.
         MappingKeyError: A `ValueError`, if a key is empty or holds a lone surrogate,
             or two keys fold alike (with *ignore_case*) but map to different values.
-        ValueError: If *engine* is unknown (or ``"re"`` with *ignore_case*).
+        ValueError: If `devutils.textsearch.Search` refuses *engine* (unknown, or ``"re"``
+            where it cannot search these keys with these options).
 
     Examples:
         >>> swap = Replacer({"cat": "dog", "dog": "cat"})
@@ -347,8 +348,13 @@ def _rebuild(
     engine: Engine,
 ) -> Replacer:
     """A Replacer from its mapping and options (unpickling, and `multi_replace`'s cache)."""
-    flags = {"ignore_case": ignore_case, "whole_words": whole_words, "preserve_case": preserve_case}
-    return Replacer(mapping, **flags, engine=engine)
+    return Replacer(
+        mapping,
+        ignore_case=ignore_case,
+        whole_words=whole_words,
+        preserve_case=preserve_case,
+        engine=engine,
+    )
 
 
 # -- multi_replace -----------------------------------------------------------------------

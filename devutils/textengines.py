@@ -15,13 +15,14 @@ one searches a text is the search's choice, never theirs.
   built when a text first needs it). It raises `FoldsLonger` or `OverlappingOnly`
   where it cannot answer.
 * `Overlapping`: every overlapping occurrence, filtered and resolved leftmost-longest in
-  Python, for the rare text the automaton cannot take: one that holds its markers
+  Python, for what the automaton cannot take: keys or a text that hold its markers
   (U+0002 and U+0003, control characters) or placeholders (U+10FF00..U+10FFFF, private
-  use).
+  use), and the rare foldings `Automaton.find_spelled` refuses.
 
 Word characters are Unicode's (UTS #18 Annex C, the `regex` package's ``\\w``,
-`is_word_char`); `regex` decides them (once per character), never the search, which it
-would slow (docs/text.md). Lone surrogates (from ``surrogateescape``) are in no key, so
+`is_word_char`); `regex` decides them (once per character), never the search ``"auto"``
+picks, which it would slow (docs/text.md; only a forced ``engine="re"`` with whole words
+searches with `regex`). Lone surrogates (from ``surrogateescape``) are in no key, so
 no match crosses one.
 """
 

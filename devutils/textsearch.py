@@ -135,15 +135,15 @@ class Search:
         if keys and engine in ("auto", "automaton") and not holds_internal(keys):
             self._automaton = Automaton(keys, whole_words=whole_words, ignore_case=ignore_case)
         self._overlapping = Overlapping(keys, whole_words=whole_words, ignore_case=ignore_case)
-        self._replacements = replacements
         self._render = replacements if callable(replacements) else None
-        self._plain = None if replacements is None or callable(replacements) else replacements
-        self._repl = _pattern_replacement(self._pattern, self._plain, self._render)
+        plain = None if replacements is None or callable(replacements) else list(replacements)
+        self._repl = _pattern_replacement(self._pattern, plain, self._render)
         # Plain strings replace whole words in the marked text where none holds a marker.
-        self._marked = whole_words and self._plain is not None and not holds_internal(self._plain)
+        self._replace_marked = whole_words and plain is not None and not holds_internal(plain)
         spellings = [] if self._automaton is None else self._automaton.owners[len(keys) :]
-        if self._plain is not None and spellings:  # each spelling's replacement: its key's
-            self._plain = [*self._plain, *(self._plain[key] for key in spellings)]
+        if plain is not None and spellings:  # each spelling's replacement: its key's
+            plain += [plain[key] for key in spellings]
+        self._plain = plain
 
     def finditer(self, text: str, pos: int = 0) -> Iterator[Match]:
         """The leftmost-longest ``(start, end, key_index)`` of ``text[pos:]``, left to right,
@@ -160,7 +160,7 @@ class Search:
         Raises:
             TypeError: If this search was built without *replacements*.
         """
-        if self._replacements is None:
+        if self._plain is None and self._render is None:
             msg = "subn needs a Search built with replacements"
             raise TypeError(msg)
         pattern = self._pattern
@@ -225,7 +225,7 @@ class Search:
             return [_Window(start, stop, self._pattern.find(text, start, stop))]
         automaton = self._automaton
         if automaton is not None:
-            marked = replacing and self._marked
+            marked = replacing and self._replace_marked
             if marked and (found := automaton.find_marked(text, start, stop)) is not None:
                 return [_Window(start, stop, found[1], found[0])]
             try:
@@ -373,7 +373,7 @@ def _pattern_replacement(
     index = {} if pattern is None else pattern.index
     if render is not None:
         return lambda match: render(index[match[0]], match[0])
-    table = {}  # (only a pattern's keys are looked up: 100,000 keys need no table)
+    table = {}
     if pattern is not None and plain is not None:
         table = {key: plain[i] for key, i in index.items()}
     return lambda match: table[match[0]]

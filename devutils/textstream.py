@@ -4,7 +4,7 @@
 `replace_stream` copies a reader to a writer through one (`devutils.text` exports both).
 Both work with any replacer that finds its matches in a text from a position on
 (`Matcher`, such as `devutils.text.Replacer`), and keep back only what a later piece could
-still change: under `Matcher.max_match_length` + 1 characters.
+still change: at most `Matcher.max_match_length` + 1 characters.
 """
 
 from __future__ import annotations
@@ -85,11 +85,13 @@ class StreamReplacer:
     """Feed text in pieces; get back exactly what replacing the whole text would give.
 
     With keys of at most ``L`` characters (`Matcher.max_match_length`), a match that
-    starts more than ``L`` characters before the end of the text fed so far is final:
+    starts more than ``L + 1`` characters before the end of the text fed so far is final:
     its longest key fits, and so does the character after it, which ``whole_words``
     looks at. So each piece gives back the output up to that point and keeps the rest
-    (under ``L + 1`` characters, or the tail of a final match); the last character given
-    back stays as the context of the next search (`Matcher.iter_matches`'s *pos*).
+    (at most the last ``L + 1`` characters: fewer where a final match ends inside them);
+    the last character given back stays as the context of the next search
+    (`Matcher.iter_matches`'s *pos*). A piece is searched once at least ``2 * (L + 1)``
+    characters are waiting, so that each search gives back at least as much as it keeps.
 
     Raises:
         TypeError: If *replacer* has no ``iter_matches`` and ``max_match_length``, or a
