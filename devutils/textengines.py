@@ -61,6 +61,10 @@ SURROGATES: Final = re.compile("[\ud800-\udfff]+")
 """Finds a run of lone surrogates (``surrogateescape``'s undecodable bytes): a key must
 hold none, and the engines search between them."""
 
+_DFA_KEYS_UP_TO: Final = 1000
+"""Characters of the longest key up to which `ahocorasick_rs` picks the kind of automaton
+(a DFA for up to 100 keys); with a longer key it is the contiguous NFA, which builds at
+once, where a DFA's build grows with the square of a long repetitive key (docs/text.md)."""
 _SPELLINGS_MAX: Final = 64
 """Spellings of one key with placeholders beyond which texts with multi-character
 foldings go to `Overlapping`."""
@@ -551,7 +555,15 @@ def _piece(text: str, start: int, stop: int) -> str:
 
 
 def _leftmost_longest(keys: list[str]) -> ahocorasick_rs.AhoCorasick:
-    return ahocorasick_rs.AhoCorasick(keys, matchkind=ahocorasick_rs.MatchKind.LeftmostLongest)
+    return _aho_corasick(keys, ahocorasick_rs.MatchKind.LeftmostLongest)
+
+
+def _aho_corasick(keys: list[str], kind: ahocorasick_rs.MatchKind) -> ahocorasick_rs.AhoCorasick:
+    """The automaton of *keys*: `ahocorasick_rs`'s choice, or the contiguous NFA where a
+    key is longer than `_DFA_KEYS_UP_TO`."""
+    long = max(map(len, keys), default=0) > _DFA_KEYS_UP_TO
+    implementation = ahocorasick_rs.Implementation.ContiguousNFA if long else None
+    return ahocorasick_rs.AhoCorasick(keys, matchkind=kind, implementation=implementation)
 
 
 def _marker_count(key: str) -> int:
@@ -588,7 +600,7 @@ class Overlapping:
     def automaton(self) -> ahocorasick_rs.AhoCorasick:
         """The automaton of every overlapping occurrence: built when a text is first handed
         over (most searches never hand one) and kept for every window after it."""
-        return ahocorasick_rs.AhoCorasick(self.keys)
+        return _aho_corasick(self.keys, ahocorasick_rs.MatchKind.Standard)
 
     def find(self, text: str, start: int, stop: int) -> list[Found]:
         return _by_segments(functools.partial(self._find, self.automaton), text, start, stop)

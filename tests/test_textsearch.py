@@ -167,6 +167,23 @@ def test_a_whole_word_key_thousands_of_characters_long_is_found(engine: Engine) 
     assert list(Search(keys, whole_words=True, engine=engine).finditer(text)) == expected
 
 
+def test_a_key_over_a_thousand_characters_gets_the_automaton_that_builds_at_once() -> None:
+    # ahocorasick_rs picks a DFA for up to 100 keys, and a DFA's build grows with the
+    # square of a long repetitive key's length; such a key gets the contiguous NFA.
+    with mock.patch.object(
+        ahocorasick_rs, "AhoCorasick", wraps=ahocorasick_rs.AhoCorasick
+    ) as built:
+        long = Search(["ab" * 25_000, "b"], engine="automaton")
+        Search(["a" * 1000, "b"], engine="automaton")
+        overlapping = Search(["ab" * 25_000, "b"], engine="overlapping")
+        text = "b " + "ab" * 25_000 + "b"
+        assert list(long.finditer(text)) == list(overlapping.finditer(text))
+    kinds = [call.kwargs.get("implementation") for call in built.call_args_list]
+    nfa = ahocorasick_rs.Implementation.ContiguousNFA
+    assert kinds == [nfa, None, nfa]
+    assert list(long.finditer(text)) == [(0, 1, 1), (2, 50_002, 0), (50_002, 50_003, 1)]
+
+
 def test_whole_word_keys_that_are_prefixes_of_one_another_hundreds_deep() -> None:
     # "a", "aa", ... nest the trie one group per key: deeper than `re` compiles, so
     # "auto" hands them to the automaton, and a forced "re" says it cannot take them.
