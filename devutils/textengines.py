@@ -15,9 +15,11 @@ one searches a text is the search's choice, never theirs.
   built when a text first needs it). It raises `FoldsLonger` or `OverlappingOnly`
   where it cannot answer.
 * `Overlapping`: every overlapping occurrence, filtered and resolved leftmost-longest in
-  Python, for what the automaton cannot take: keys or a text that hold its markers
-  (U+0002 and U+0003, control characters) or placeholders (U+10FF00..U+10FFFF, private
-  use), and the rare foldings `Automaton.find_spelled` refuses.
+  Python, for what the automaton cannot take: keys that hold its markers (U+0002 and
+  U+0003, control characters) or placeholders (U+10FF00..U+10FFFF, private use), a
+  placeholder in a text searched for the keys' spellings, and the rare foldings
+  `Automaton.find_spelled` refuses. A marker in a text is no match's part and no word
+  character, so the automaton searches the pieces between (`_by_segments`).
 
 Word characters are Unicode's (UTS #18 Annex C, the `regex` package's ``\\w``,
 `is_word_char`); `regex` decides them (once per character), never the search ``"auto"``
@@ -73,6 +75,10 @@ _START: Final = "\x02"
 _END: Final = "\x03"
 """Markers of the gaps where a whole word may start or end (see `_mark_words`)."""
 _MARKERS: Final = _START + _END
+_SEPARATORS: Final = re.compile("[\x02\x03\ud800-\udfff]+")
+"""Finds a run of markers or lone surrogates: no key the automaton takes holds one, so no
+match crosses one, and a marker, a control character, is no word character (so a piece
+that ends at one ends as a text does, for whole words)."""
 _INTERNAL: Final = re.compile("[\x02\x03\U0010ff00-\U0010ffff]")
 """Finds the characters the automaton uses as markers and placeholders."""
 _PLACEHOLDERS: Final = re.compile("[\U0010ff00-\U0010ffff]")
@@ -87,17 +93,23 @@ each look is a fast scan, and answered at once in a text of narrower characters.
 
 
 def _by_segments(
-    find: Callable[[str, int, int], list[Found]], text: str, start: int, stop: int
+    find: Callable[[str, int, int], list[Found]],
+    text: str,
+    start: int,
+    stop: int,
+    between: re.Pattern[str] = SURROGATES,
 ) -> list[Found]:
     """``find(text, start, stop)``, or where the text holds lone surrogates (which
-    ahocorasick_rs cannot take, and no key holds) the matches between them, in the
-    positions of ``text[start:stop]``."""
+    ahocorasick_rs cannot take, and no key holds) the matches between the runs *between*
+    finds, in the positions of ``text[start:stop]``. *find* raises UnicodeEncodeError
+    there, or `_HoldsMarkers` (which only the automaton's *between*, `_SEPARATORS`,
+    splits at)."""
     try:
         return find(text, start, stop)
-    except UnicodeEncodeError:
+    except (UnicodeEncodeError, _HoldsMarkers):
         found: list[Found] = []
         begin = start
-        for surrogates in SURROGATES.finditer(text, start, stop):
+        for surrogates in between.finditer(text, start, stop):
             shift = begin - start
             found += [
                 (key, b + shift, e + shift) for key, b, e in find(text, begin, surrogates.start())
@@ -471,7 +483,7 @@ class Automaton:
             piece, found = self._search(text, start, stop)
             return self._unmarked(piece, found) if self.whole_words else found
 
-        return _by_segments(find, text, start, stop)
+        return _by_segments(find, text, start, stop, _SEPARATORS)
 
     def find_spelled(self, text: str, start: int, stop: int) -> list[Found]:
         """`find` for a piece with characters that fold to several: the case-folded
@@ -494,7 +506,7 @@ class Automaton:
             found = self.spelled_automaton.find_matches_as_indexes(haystack)
             return self._unmarked(haystack, found) if self.whole_words else found
 
-        return _by_segments(find, text, start, stop)
+        return _by_segments(find, text, start, stop, _SEPARATORS)
 
     def find_marked(self, text: str, start: int, stop: int) -> tuple[str, list[Found]] | None:
         """For whole words: ``text[start:stop]`` with its word gaps marked, and the
@@ -529,7 +541,7 @@ class Automaton:
         if not self.whole_words:
             return piece
         if _START in piece or _END in piece:  # a marker in the text itself
-            raise OverlappingOnly
+            raise _HoldsMarkers
         return _mark_words(piece, word_before=start > 0 and _is_word(text[start - 1]))
 
     def _unmarked(self, marked: str, found: list[Found]) -> list[Found]:
@@ -578,6 +590,11 @@ def holds_internal(keys: Sequence[str]) -> bool:
 
 class OverlappingOnly(Exception):
     """This text is for `Overlapping`."""
+
+
+class _HoldsMarkers(OverlappingOnly):
+    """This text holds the markers: for `Automaton`, the pieces between them
+    (`_by_segments`); for a caller that cannot split it, it is for `Overlapping`."""
 
 
 class FoldsLonger(Exception):

@@ -17,6 +17,7 @@ from devutils.textengines import (
     Automaton,
     FoldsLonger,
     Found,
+    Overlapping,
     OverlappingOnly,
     holds_internal,
     is_word_char,
@@ -122,12 +123,11 @@ def test_matches_come_in_the_texts_positions_across_windows(window: int, whole_w
 
 
 def test_a_text_handed_to_the_overlapping_engine_builds_its_automaton_once() -> None:
-    # With whole words, a window holding the marker character "\x02" goes to the
-    # overlapping engine; a text with one in every window hands it every window. Building
-    # its automaton per window cost a build of every key each time.
-    keys = ["ab", "b", "a b"]
-    text = "ab \x02 b a b xab " * 40
-    search = Search(keys, whole_words=True, engine="automaton")  # (its own build not counted)
+    # A key holding the marker character "\x02" hands every window to the overlapping
+    # engine. Building its automaton per window cost a build of every key each time.
+    keys = ["ab", "b", "a b", "b\x02"]
+    text = "ab b\x02 b a b xab " * 40
+    search = Search(keys, whole_words=True, engine="automaton")  # (not the re pattern)
     with (
         mock.patch.multiple("devutils.textsearch", WINDOW=8, _LONG_KEYS=0),
         mock.patch.object(ahocorasick_rs, "AhoCorasick", wraps=ahocorasick_rs.AhoCorasick) as built,
@@ -136,6 +136,29 @@ def test_a_text_handed_to_the_overlapping_engine_builds_its_automaton_once() -> 
         assert list(search.finditer(text)) == found
     assert found == _brute_force(keys, text, 0, len(text), whole_words=True)
     assert built.call_count == 1
+
+
+@pytest.mark.parametrize("ignore_case", [False, True])
+def test_the_automaton_searches_a_text_between_its_markers(ignore_case: bool) -> None:
+    # "\x02" and "\x03" mark word gaps inside the automaton's whole-word search; in the
+    # text they are control characters, in no key and no word, so the automaton searches
+    # the pieces between them and the overlapping engine (slow where keys overlap) never
+    # sees the text. ("\udcff", a lone surrogate, splits the pieces too.)
+    keys = ["a" * n for n in range(1, 30)] + ["ab", "b", "a b", "ß"]
+    text = "aaaa\x02ab b\x03\x03a b\udcffaa\x02 ß \x02" * 5 + "a" * 100
+    expected = _brute_force(keys, text, 0, len(text), whole_words=True)
+    search = Search(keys, whole_words=True, ignore_case=ignore_case, engine="automaton")
+    with mock.patch.object(Overlapping, "find", side_effect=AssertionError("overlapping")):
+        assert list(search.finditer(text)) == expected
+        assert list(search.finditer(text, 7)) == _brute_force(keys, text, 7, len(text), True)
+        values = [f"<{i}>" for i in range(len(keys))]
+        replacing = Search(keys, whole_words=True, ignore_case=ignore_case, replacements=values)
+        joined: list[str] = []
+        position = 0
+        for start, end, key in expected:
+            joined += (text[position:start], values[key])
+            position = end
+        assert replacing.subn(text) == ("".join(joined) + text[position:], len(expected))
 
 
 def test_long_keys_widen_the_windows_so_little_is_searched_twice() -> None:
