@@ -204,7 +204,7 @@ def _stdlib_words_agree(text: str, start: int, stop: int) -> bool:
 
 class Pattern:
     """The ``"re"`` engine: a longest-first alternation, or for whole words a trie-shaped
-    pattern between word-boundary lookarounds. With *unicode* it is the `regex` package,
+    pattern between word-boundary lookarounds. With *by_regex* it is the `regex` package,
     whose ``\\w`` is Unicode's; else stdlib `re`, whose ``\\w`` differs on a few characters
     (combining marks, superscripts), so for whole words it `applies` only to a text that
     holds none; with *shorter_than*, only to texts shorter than that."""
@@ -214,18 +214,18 @@ class Pattern:
         keys: list[str],
         *,
         whole_words: bool,
-        unicode: bool = False,
+        by_regex: bool = False,
         shorter_than: int | None = None,
     ) -> None:
         self.index = {key: i for i, key in enumerate(keys)}
         self.whole_words = whole_words
-        self.unicode = unicode
+        self.by_regex = by_regex
         self.shorter_than = shorter_than
         self.stdlib: re.Pattern[str] | None = None
         """The pattern, where it is stdlib `re`'s (whose own ``subn``
         `devutils.textsearch.Search.subn` uses)."""
         self.pattern: re.Pattern[str] | regex.Pattern[str]
-        if unicode:
+        if by_regex:
             import regex
 
             self.pattern = regex.compile(_bounded(_trie_pattern(keys)))
@@ -237,7 +237,7 @@ class Pattern:
         """Whether this is the engine for ``text[start:stop]``."""
         if self.shorter_than is not None:
             return stop - start < self.shorter_than
-        return not self.whole_words or self.unicode or _stdlib_words_agree(text, start, stop)
+        return not self.whole_words or self.by_regex or _stdlib_words_agree(text, start, stop)
 
     def find(self, text: str, start: int, stop: int) -> list[Found]:
         index, found = self.index, self.pattern.finditer(text, start, stop)

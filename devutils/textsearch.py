@@ -386,7 +386,7 @@ def _re_engine(
     for a few keys on short texts, or for whole words where stdlib `re` agrees."""
     if keys and engine == "re":
         try:
-            return Pattern(keys, whole_words=whole_words, unicode=whole_words)
+            return Pattern(keys, whole_words=whole_words, by_regex=whole_words)
         except RecursionError:
             msg = (
                 "engine 're' cannot compile these keys as whole words (keys that are prefixes"
