@@ -8,8 +8,9 @@ module itself (their objects bring them).
 
 * A column holds dates or datetimes: numpy ``datetime64`` in units D, h, m, s, ms, us or ns
   (naive); pandas naive or in one time zone; polars ``Date`` or ``Datetime`` (naive or in
-  one zone). A single value on one side (a date, datetime, ``Timestamp`` or numpy
-  ``datetime64``, naive or aware as the column is) is used for every row of the other.
+  one zone, in its own unit: a zoned pair is compared in the finer of its two). A
+  single value on one side (a date, datetime, ``Timestamp`` or numpy ``datetime64``,
+  naive or aware as the column is) is used for every row of the other.
 * Missing values (NaT, null) give missing results: NaT for dates, and for counts NaN
   (numpy, pandas: then the result is float64, as pandas' own ``Series.dt.month`` does)
   or null (polars, whose integers have nulls). A single NaT (``pandas.NaT``,
@@ -18,11 +19,12 @@ module itself (their objects bring them).
   the same index (a DatetimeIndex gives an Index), a polars Series; an aware single
   value moved by a numpy column of n gives an object array of ``Timestamp`` objects.
 * Errors name the first offending position (0-based, whatever a pandas index says):
-  a reversed pair and a value outside years 1..9999 are ValueErrors, a result of
-  `add_months` outside them an OverflowError (`devutils.dates` raises its
-  ``DateRangeError``), other types (a DataFrame, a list, a str beside a column) and mixed
-  naive and aware columns TypeErrors naming the argument; a time zone that fails is a
-  ValueError (TypeError for a wrong type) naming the argument whose zone it is.
+  a reversed pair and a value outside years 1..9999 are ValueErrors, a result outside
+  them (or outside what ``datetime64[ns]`` holds, for a column in ns) an OverflowError
+  (`devutils.dates` raises its ``DateRangeError``), other types (a DataFrame, a list, a
+  str beside a column) and mixed naive and aware columns TypeErrors naming the argument;
+  a time zone that fails is a ValueError (TypeError for a wrong type) naming the
+  argument whose zone it is.
 """
 
 from __future__ import annotations
@@ -55,8 +57,13 @@ _DAY_ONE, _DAY_10000 = -719_162, 2_932_897
 """0001-01-01 and 10000-01-01 as days since 1970-01-01."""
 _FIRST_MONTH = (_FIRST_YEAR - 1 - _EPOCH_YEAR) * _MONTHS
 """January of year 0 as months since 1970-01: the first month of `_calendar`'s starts."""
-_NS_LOW, _NS_HIGH = -(2**63) + 1, 2**63 - 1
-"""The instants (ns since the epoch) a zoned column holds: datetime64[ns] without NaT."""
+_INT64_LOW, _INT64_HIGH = -(2**63) + 1, 2**63 - 1
+"""The values a datetime64 holds (units since the epoch), NaT aside: for datetime64[ns],
+1677-09-21T00:12:43.145224193..2262-04-11T23:47:16.854775807."""
+_NS_FIRST, _NS_LAST = divmod(_INT64_LOW, _NS_PER["D"]), divmod(_INT64_HIGH, _NS_PER["D"])
+"""The first and last moment of datetime64[ns], as (days since 1970-01-01, ns since
+midnight)."""
+_NS_LIMITS = "1677-09-21T00:12:43.145224193..2262-04-11T23:47:16.854775807"
 
 
 def is_column(value: object) -> bool:
@@ -82,7 +89,8 @@ def is_column(value: object) -> bool:
 
 class _Column:
     """One input as numpy arrays: its wall clock (``datetime64``, NaT where missing), its
-    instants (ns since the epoch, UTC; aware only), its zone, and how to give a result
+    instants (since the epoch, UTC, in the wall clock's unit; aware only), its zone, and
+    how to give a result
     back in the input's own kind. A single value (a date, datetime, ``Timestamp``, numpy
     ``datetime64`` or NaT) stands *beside* a column, once for each of its rows, and gives
     results in that column's kind."""
@@ -123,7 +131,7 @@ class _Column:
             raise TypeError(msg)
         if index.tz is not None:
             self.tz = index.tz
-            self.instants = index.as_unit("ns").asi8
+            self.instants = index.asi8  # (in the index's own unit)
             index = index.tz_localize(None)
         self.wall = index.to_numpy()
 
@@ -140,7 +148,7 @@ class _Column:
         if dtype.time_zone is not None:
             self.tz = dtype.time_zone
             utc = value.dt.convert_time_zone("UTC").dt.replace_time_zone(None)
-            self.instants = utc.dt.cast_time_unit("ns").to_numpy().astype("int64")
+            self.instants = utc.to_numpy().astype("int64")  # (in the column's own unit)
             value = value.dt.replace_time_zone(None)
         self.wall = value.to_numpy()
 
@@ -164,11 +172,12 @@ class _Column:
         # a pandas Timestamp to the nanosecond; a datetime to the microsecond; a date a day
         stamp = naive.to_datetime64() if hasattr(naive, "to_datetime64") else np.datetime64(naive)
         self.wall = np.full(length, stamp)
-        if offset is not None:  # its instant, as a zoned column's: ns since the epoch, UTC
-            wall_ns = int(stamp.astype(np.int64)) * _NS_PER[_unit(self.wall)]
-            instant = wall_ns - offset // timedelta(microseconds=1) * 1000
-            if not _NS_LOW <= instant <= _NS_HIGH:
-                msg = f"{self.name} is outside what a zoned column holds (datetime64[ns]): "
+        if offset is not None:  # its instant, as a zoned column's: since the epoch, UTC
+            unit = _unit(self.wall)
+            offset_ns = offset // timedelta(microseconds=1) * 1000
+            instant = int(stamp.astype(np.int64)) - offset_ns // _NS_PER[unit]
+            if not _INT64_LOW <= instant <= _INT64_HIGH:
+                msg = f"{self.name} is outside what datetime64[{unit}] holds in UTC: "
                 raise ValueError(msg + repr(value))
             self.tz, self.fold = value.tzinfo, value.fold
             self.instants = np.full(length, instant, dtype=np.int64)
@@ -227,6 +236,30 @@ class _Column:
         """The day of the month of each wall clock."""
         return _calendar()[1][self.within]
 
+    def to_unit(self, unit: str) -> None:
+        """This column in *unit*, a finer one than its own: a zoned pair's instants are
+        compared in the finer of their units.
+
+        Raises:
+            ValueError: If a value is outside what datetime64 of *unit* holds.
+        """
+        import numpy as np
+
+        factor = _NS_PER[self.unit] // _NS_PER[unit]
+        limit = _INT64_HIGH // factor
+        for values in (self.values, np.where(self.missing, 0, self.instants)):
+            outside = np.abs(values) > limit
+            if outside.any():
+                where = int(np.argmax(outside))
+                at = "" if self.single else f" at position {where}"
+                msg = f"{self.name} is outside what datetime64[{unit}] holds{at}: "
+                raise ValueError(msg + str(self.wall[where]))
+        nat = np.iinfo(np.int64).min
+        self.wall = np.where(self.missing, nat, self.values * factor).view(f"datetime64[{unit}]")
+        self.instants = np.where(self.missing, nat, self.instants * factor)
+        self.unit = unit
+        self.split()
+
     def give(self, result: Any, *, like: Any = None) -> Any:
         """*result* (a numpy array) as this input's kind: same index, same zone."""
         if self.kind == "polars":
@@ -277,13 +310,17 @@ def _as_columns(start: Any, end: Any) -> tuple[_Column, _Column]:
         raise ValueError(msg)
     for blank, other in ((s, e), (e, s)):  # a single NaT is missing beside any column
         if blank.blank and other.tz is not None:
-            blank.tz, blank.instants = other.tz, other.instants * 0
+            blank.wall = blank.wall.astype(other.wall.dtype)
+            blank.tz, blank.instants, blank.unit = other.tz, other.instants * 0, other.unit
     if (s.tz is None) != (e.tz is None):
         kinds = ["aware" if c.tz is not None else "naive" for c in (s, e)]
         msg = f"cannot mix {kinds[0]} and {kinds[1]} values: start is {kinds[0]}, end is {kinds[1]}"
         raise TypeError(msg)
+    if s.tz is not None and s.unit != e.unit:  # instants in the finer unit
+        coarser, finer = sorted((s, e), key=lambda column: -_NS_PER[column.unit])
+        coarser.to_unit(finer.unit)
     if s.tz is not None and str(s.tz) != str(e.tz):  # the end on the start's wall clock
-        e.wall = _wall_in(e.instants, s.tz, e.wall.dtype, "start")
+        e.wall = _wall_in(e.instants, s.tz, e.wall.dtype, "end")
         e.split()
     return s, e
 
@@ -309,15 +346,29 @@ def _utcoffset(name: str, value: date) -> timedelta | None:
 
 
 def _wall_in(instants: Any, tz: Any, dtype: Any, name: str) -> Any:
-    """The wall clocks of *instants* (ns, UTC) in *tz*, the zone of argument *name*."""
+    """The wall clocks of argument *name*'s *instants* (UTC, in the unit of *dtype*) in
+    *tz*, the start's zone."""
+    import numpy as np
     import pandas as pd
 
     try:
-        index = pd.DatetimeIndex(pd.to_datetime(instants, unit="ns", utc=True)).tz_convert(tz)
+        index = _utc(instants, np.datetime_data(dtype)[0]).tz_convert(tz)
         wall = index.tz_localize(None).to_numpy()
+    except pd.errors.OutOfBoundsDatetime:
+        msg = f"{name} is outside what {dtype} holds on the start's wall clock"
+        raise ValueError(msg) from None
     except Exception as exc:  # a tzinfo pandas cannot use, or one that misbehaves
-        _zone_failed(name, tz, exc)
+        _zone_failed("start", tz, exc)
     return wall.astype(dtype)
+
+
+def _utc(instants: Any, unit: str) -> Any:
+    """*instants* (since the epoch, in *unit*) as a pandas DatetimeIndex in UTC."""
+    import numpy as np
+    import pandas as pd
+
+    values = np.asarray(instants, dtype=np.int64).view(f"datetime64[{unit}]")
+    return pd.DatetimeIndex(values).tz_localize("UTC")
 
 
 def _order(s: _Column, e: _Column) -> Any:
@@ -495,23 +546,26 @@ def add_months(d: Any, n: Any) -> Any:
     """
     import numpy as np
 
-    column = _Column("d", d, beside=n if hasattr(n, "__len__") else None)
+    column = _Column("d", d, beside=n if _is_steps(n) else None)
     steps = _steps(n, len(column.wall))
     total = column.months + steps
-    unit = column.unit
-    low, high, limits = _month_range(unit)
+    low, high = (_FIRST_YEAR - _EPOCH_YEAR) * _MONTHS, (_LAST_YEAR - _EPOCH_YEAR + 1) * _MONTHS - 1
     outside = ((total < low) | (total > high)) & ~column.missing
+    total = np.where(column.missing | outside, 0, total)
+    days = _month_starts(total) + np.minimum(column.day, _days_in_month(total)) - 1
+    outside |= _outside_ns(column, days, column.since_midnight)
     if outside.any():
         where = int(np.argmax(outside))
-        given = n[where] if hasattr(n, "__len__") else n
+        given = n[where] if _is_steps(n) else n
+        limits = (
+            f"{_NS_LIMITS}, what datetime64[ns] holds" if column.unit == "ns" else "years 1..9999"
+        )
         msg = (
             f"add_months is outside {limits} at position {where}: "
             f"{column.wall[where]} + {given} months"
         )
         raise OverflowError(msg)
-    total = np.where(column.missing, 0, total)
-    days = _month_starts(total) + np.minimum(column.day, _days_in_month(total)) - 1
-    wall = _as_wall(days, column.since_midnight, unit, column.missing)
+    wall = _as_wall(days, column.since_midnight, column.unit, column.missing)
     return _give_wall(column, wall, fold=_folds(column))
 
 
@@ -525,7 +579,9 @@ def month_start(d: Any) -> Any:
     """
 
     column = _Column("d", d)
-    wall = _as_wall(_month_starts(column.months), 0, column.unit, column.missing)
+    days = _month_starts(column.months)
+    _check_ns("month_start", column, days, 0)
+    wall = _as_wall(days, 0, column.unit, column.missing)
     return _give_wall(column, wall, fold=None)
 
 
@@ -538,17 +594,19 @@ def month_end(d: Any) -> Any:
         >>> month_end(np.array(["2024-02-17", "2023-02-01"], dtype="datetime64[D]"))
         array(['2024-02-29', '2023-02-28'], dtype='datetime64[D]')
     """
-    import numpy as np
 
     column = _Column("d", d)
-    following = _as_wall(_month_starts(column.months + 1), 0, column.unit, column.missing)
-    return _give_wall(column, following - np.timedelta64(1, column.unit), fold=None)
+    days = _month_starts(column.months + 1) - 1
+    last = _PER_DAY[column.unit] - 1  # the day's last moment in the column's unit
+    _check_ns("month_end", column, days, last * _NS_PER[column.unit])
+    wall = _as_wall(days, last * _NS_PER[column.unit], column.unit, column.missing)
+    return _give_wall(column, wall, fold=None)
 
 
 def _steps(n: Any, length: int) -> Any:
     import numpy as np
 
-    column = hasattr(n, "__len__") and not isinstance(n, str)
+    column = _is_steps(n)
     if isinstance(n, bool) or not (column or hasattr(n, "__index__")):
         msg = f"n must be an int or a column of ints, got {type(n).__name__} {n!r:.80}"
         raise TypeError(msg)
@@ -565,18 +623,38 @@ def _steps(n: Any, length: int) -> Any:
     return np.clip(steps, -limit, limit).astype(np.int64)
 
 
-def _month_range(unit: str) -> tuple[int, int, str]:
-    """The first and last month (since 1970-01) a result may fall in, and what sets them:
-    years 1..9999, or for datetime64[ns] (which holds 1677-09-21..2262-04-11) its range."""
+def _is_steps(n: Any) -> bool:
+    """Whether *n* is a column of steps: a sequence, not a str, nor a 0-d array (an int)."""
+    return hasattr(n, "__len__") and not isinstance(n, str) and getattr(n, "ndim", 1) != 0
+
+
+def _outside_ns(column: _Column, days: Any, since_midnight: Any) -> Any:
+    """Whether each result, *days* since 1970-01-01 and *since_midnight* ns, lies outside
+    what *column*'s unit holds, where that is datetime64[ns] (the other units hold years
+    1..9999 whole)."""
     import numpy as np
 
-    if unit == "ns":
-        info = np.iinfo(np.int64)
-        ends = np.array([info.min + 1, info.max], dtype="datetime64[ns]").astype("datetime64[M]")
-        first, last = (int(month) for month in ends.astype(np.int64))
-        return first + 1, last - 1, f"{ends[0] + 1}..{ends[1] - 1}, what datetime64[ns] holds"
-    low, high = (_FIRST_YEAR - _EPOCH_YEAR) * _MONTHS, (_LAST_YEAR - _EPOCH_YEAR + 1) * _MONTHS - 1
-    return low, high, "years 1..9999"
+    if column.unit != "ns":
+        return np.zeros(len(days), dtype=bool)
+    (first_day, first_time), (last_day, last_time) = _NS_FIRST, _NS_LAST
+    before = (days < first_day) | ((days == first_day) & (since_midnight < first_time))
+    after = (days > last_day) | ((days == last_day) & (since_midnight > last_time))
+    return (before | after) & ~column.missing
+
+
+def _check_ns(function: str, column: _Column, days: Any, since_midnight: Any) -> None:
+    """An OverflowError naming the first row whose result *function* cannot give in
+    datetime64[ns] (`_outside_ns`)."""
+    import numpy as np
+
+    outside = _outside_ns(column, days, since_midnight)
+    if outside.any():
+        where = int(np.argmax(outside))
+        msg = (
+            f"{function} is outside {_NS_LIMITS}, what datetime64[ns] holds, at position "
+            f"{where}: {column.wall[where]}"
+        )
+        raise OverflowError(msg)
 
 
 def _folds(column: _Column, rows: Any = slice(None)) -> Any:
@@ -594,11 +672,23 @@ def _folds(column: _Column, rows: Any = slice(None)) -> Any:
 
 
 def _candidates(wall: Any, tz: Any, name: str) -> tuple[Any, Any]:
-    """The instants (ns, UTC) of each wall time in *tz* (the zone of argument *name*) with
-    fold 0 and with fold 1: the earlier and the later of a repeated time; for a time that
-    a DST gap skips, those of the offsets before and after the gap (zoneinfo's rule)."""
+    """The instants (UTC, in the unit of *wall*) of each wall time in *tz* (the zone of
+    argument *name*) with fold 0 and with fold 1: the earlier and the later of a repeated
+    time; for a time that a DST gap skips, those of the offsets before and after the gap
+    (zoneinfo's rule).
+
+    Raises:
+        OverflowError: If an instant is outside what datetime64 of that unit holds (only
+            datetime64[ns] is narrower than years 1..9999).
+    """
+    import pandas as pd
+
     try:
         return _fold_instants(wall, tz)
+    except pd.errors.OutOfBoundsDatetime:
+        unit = _unit(wall)
+        msg = f"{name} in its time zone is outside {_NS_LIMITS}, what datetime64[{unit}] holds"
+        raise OverflowError(msg) from None
     except Exception as exc:  # a tzinfo pandas cannot use, or one that misbehaves
         _zone_failed(name, tz, exc)
 
@@ -607,7 +697,7 @@ def _fold_instants(wall: Any, tz: Any) -> tuple[Any, Any]:
     import numpy as np
     import pandas as pd
 
-    naive = pd.DatetimeIndex(wall.astype("datetime64[ns]"))
+    naive = pd.DatetimeIndex(wall)
     length = len(naive)
     options = [
         naive.tz_localize(tz, ambiguous=np.full(length, flag), nonexistent="NaT").asi8
@@ -620,18 +710,16 @@ def _fold_instants(wall: Any, tz: Any) -> tuple[Any, Any]:
     if skipped.any():  # zoneinfo's rule: fold 0 takes the offset before the gap
         after = naive.tz_localize(tz, ambiguous="NaT", nonexistent="shift_forward").asi8
         plain = naive.asi8
-        before_offset = _offset_at(after - 1, tz)
-        after_offset = _offset_at(after, tz)
+        before_offset = _offset_at(after - 1, tz, naive.unit)
+        after_offset = _offset_at(after, tz, naive.unit)
         low = np.where(skipped, plain - before_offset, low)
         high = np.where(skipped, plain - after_offset, high)
     return low, high
 
 
-def _offset_at(instants: Any, tz: Any) -> Any:
-    """The UTC offset, in ns, of *tz* at each instant."""
-    import pandas as pd
-
-    aware = pd.DatetimeIndex(pd.to_datetime(instants, unit="ns", utc=True)).tz_convert(tz)
+def _offset_at(instants: Any, tz: Any, unit: str) -> Any:
+    """The UTC offset of *tz* at each instant, both in *unit*."""
+    aware = _utc(instants, unit).tz_convert(tz)
     return aware.tz_localize(None).asi8 - aware.tz_convert(None).asi8
 
 
@@ -656,12 +744,11 @@ def _give_wall(column: _Column, wall: Any, fold: Any) -> Any:
 
 
 def _zoned(column: _Column, instants: Any) -> Any:
-    """*instants* (ns, UTC) in *column*'s kind and zone."""
+    """*instants* (UTC, in *column*'s unit) in *column*'s kind and zone."""
     import pandas as pd
 
-    unit = _unit(column.wall)  # pandas and polars zoned columns: s, ms, us or ns
-    index: Any = pd.DatetimeIndex(pd.to_datetime(instants, unit="ns", utc=True))
-    index = index.tz_convert(column.tz).as_unit(unit)
+    unit = column.unit  # pandas and polars zoned columns: s, ms, us or ns
+    index: Any = _utc(instants, unit).tz_convert(column.tz)
     if column.kind == "polars":
         import polars as pl
 

@@ -23,7 +23,7 @@ ValueError naming the argument.
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import MAXYEAR, MINYEAR, UTC, date, datetime, time, timedelta
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn, TypeAlias, TypeVar, overload
@@ -351,10 +351,13 @@ def _columns(*values: object) -> ModuleType | None:
 
 
 def _check_int(name: str, value: object) -> int:
+    msg = f"{name} must be an int, got {type(value).__name__} {value!r}"
     if isinstance(value, bool) or not hasattr(value, "__index__"):
-        msg = f"{name} must be an int, got {type(value).__name__} {value!r}"
         raise TypeError(msg)
-    return operator.index(value)
+    try:
+        return operator.index(value)
+    except TypeError:  # (a 0-d array of floats has __index__, and refuses)
+        raise TypeError(msg) from None
 
 
 @overload
@@ -392,7 +395,7 @@ def count_months(start: Any, end: Any) -> Any:
             raise DateOrderError(start, end)
         return (end.year - start.year) * _MONTHS + (end.month - start.month) + 1
     if not (isinstance(start, date) and isinstance(end, date)) and (cols := _columns(start, end)):
-        return cols.count_months(start, end)
+        return _by_rows(cols.count_months, start, end)
     return _touched(start, end, _validated_pair(start, end))
 
 
@@ -441,7 +444,7 @@ def months_between(start: Any, end: Any) -> Any:
             return months - ((day, at) > (end.day, until))
         return months + ((day, at) < (end.day, until))
     if not (isinstance(start, date) and isinstance(end, date)) and (cols := _columns(start, end)):
-        return cols.months_between(start, end)
+        return _by_rows(cols.months_between, start, end)
     pair = _validated_pair(start, end)
     if pair.end_at is None:
         return _wall_months(pair.start, pair.end)
@@ -477,11 +480,9 @@ def add_months(d: Any, n: Any) -> Any:
         ...
         TypeError: n must be an int, got float 1.0
     """
-    if (not isinstance(d, date) or hasattr(n, "__len__")) and (cols := _columns(d, n)):
-        try:
-            return cols.add_months(d, n)
-        except OverflowError as exc:
-            raise DateRangeError(str(exc)) from None
+    steps = hasattr(n, "__len__") and getattr(n, "ndim", 1) != 0  # (a 0-d array: an int)
+    if (not isinstance(d, date) or steps) and (cols := _columns(d, n) if steps else _columns(d)):
+        return _by_rows(cols.add_months, d, n)
     _check_date("d", d)
     n = _check_int("n", n)
     total = d.year * _MONTHS + (d.month - 1) + n
@@ -490,7 +491,11 @@ def add_months(d: Any, n: Any) -> Any:
         msg = f"add_months({d!r}, {n}) is outside years 1..9999 (year {year})"
         raise DateRangeError(msg)
     month = month0 + 1
-    return d.replace(year=year, month=month, day=min(d.day, _days_in_month(year, month)))
+    try:
+        return d.replace(year=year, month=month, day=min(d.day, _days_in_month(year, month)))
+    except ValueError as exc:  # a narrower type's range: a nanosecond Timestamp's, 1677..2262
+        msg = f"add_months({d!r}, {n}) is outside what {type(d).__name__} holds: {exc}"
+        raise DateRangeError(msg) from None
 
 
 def iter_months(start: date, end: date) -> Iterator[date]:
@@ -562,6 +567,11 @@ def month_start(d: Any) -> Any:
 
     Keeps the type and tzinfo of *d*.
 
+    Raises:
+        TypeError: If *d* is not a date value.
+        DateRangeError: If the month's start is before what *d*'s type holds (a
+            nanosecond ``Timestamp``, or a ``datetime64[ns]`` column, in September 1677).
+
     Examples:
         >>> from datetime import date, datetime
         >>> month_start(date(2024, 2, 17))
@@ -570,11 +580,10 @@ def month_start(d: Any) -> Any:
         datetime.datetime(2024, 2, 1, 0, 0)
     """
     if not isinstance(d, date) and (cols := _columns(d)):
-        return cols.month_start(d)
+        return _by_rows(cols.month_start, d)
     _check_date("d", d)
     if isinstance(d, datetime):
-        moved = d.replace(day=1, hour=0, minute=0, second=0, microsecond=0, fold=0)
-        return moved.replace(nanosecond=0) if hasattr(d, "nanosecond") else moved  # type: ignore[call-arg]
+        return _on_day("month_start", d, 1, last=False)
     return d.replace(day=1)
 
 
@@ -586,10 +595,15 @@ def month_end(d: Any) -> Any:
     """Return the last moment of *d*'s month.
 
     A date gives the last day. A datetime gives the last representable moment of
-    that day, 23:59:59.999999 (a ``pandas.Timestamp`` 23:59:59.999999999), so
-    ``month_start(d) <= d <= month_end(d)`` always holds (Rails ``end_of_month`` does
-    the same). For a half-open range use
+    that day, 23:59:59.999999 (a ``pandas.Timestamp`` the last in its own unit:
+    23:59:59.999999999 in ns), so ``month_start(d) <= d <= month_end(d)`` always holds
+    (Rails ``end_of_month`` does the same). For a half-open range use
     ``add_months(month_start(d), 1)`` as the exclusive end instead.
+
+    Raises:
+        TypeError: If *d* is not a date value.
+        DateRangeError: If the month's end is past what *d*'s type holds (a nanosecond
+            ``Timestamp``, or a ``datetime64[ns]`` column, in April 2262).
 
     Examples:
         >>> from datetime import date, datetime
@@ -599,10 +613,42 @@ def month_end(d: Any) -> Any:
         datetime.datetime(2023, 2, 28, 23, 59, 59, 999999)
     """
     if not isinstance(d, date) and (cols := _columns(d)):
-        return cols.month_end(d)
+        return _by_rows(cols.month_end, d)
     _check_date("d", d)
     last = _days_in_month(d.year, d.month)
     if isinstance(d, datetime):
-        moved = d.replace(day=last, hour=23, minute=59, second=59, microsecond=999999, fold=0)
-        return moved.replace(nanosecond=999) if hasattr(d, "nanosecond") else moved  # type: ignore[call-arg]
+        return _on_day("month_end", d, last, last=True)
     return d.replace(day=last)
+
+
+_LAST_OF_SECOND = {"s": (0, 0), "ms": (999_000, 0), "us": (999_999, 0), "ns": (999_999, 999)}
+"""The microsecond and nanosecond of a second's last moment, in each unit of a
+``pandas.Timestamp``."""
+
+
+def _on_day(function: str, d: datetime, day: int, *, last: bool) -> Any:
+    """*d* on *day* of its month at 00:00 (fold 0), or with *last* at the last moment of
+    that day its type holds: 23:59:59.999999, a ``pandas.Timestamp`` in its own unit
+    (23:59:59.999999999 in ns, as pandas before 2.0 holds every Timestamp)."""
+    unit = getattr(d, "unit", "ns") if hasattr(d, "nanosecond") else None
+    microsecond, nanosecond = _LAST_OF_SECOND[unit or "us"] if last else (0, 0)
+    hour, minute, second = (23, 59, 59) if last else (0, 0, 0)
+    try:
+        moved: Any = d.replace(
+            day=day, hour=hour, minute=minute, second=second, microsecond=microsecond, fold=0
+        )
+        if unit == "ns":
+            return moved.replace(nanosecond=nanosecond)
+        return moved if unit is None else moved.as_unit(unit)  # (replace may refine it)
+    except ValueError as exc:  # a nanosecond Timestamp's range, 1677-09-21..2262-04-11
+        msg = f"{function}({d!r}) is outside what {type(d).__name__} holds: {exc}"
+        raise DateRangeError(msg) from None
+
+
+def _by_rows(function: Callable[..., Any], *args: Any) -> Any:
+    """*function*, one of `devutils.datecolumns`', on *args*: its OverflowError (a result
+    outside what a column holds) is a `DateRangeError`."""
+    try:
+        return function(*args)
+    except OverflowError as exc:
+        raise DateRangeError(str(exc)) from None

@@ -268,11 +268,105 @@ def test_results_outside_years_1_to_9999_are_the_modules_error() -> None:
         add_months(days, 10**30)
     nanoseconds = np.array(["2200-01-31"], dtype="datetime64[ns]")
     with pytest.raises(
-        DateRangeError, match=r"outside 1677-10..2262-03, what datetime64\[ns\] holds"
+        DateRangeError,
+        match=r"outside 1677-09-21T00:12:43\.145224193\.\.2262-04-11T23:47:16\.854775807, "
+        r"what datetime64\[ns\] holds at position 0",
     ):
         add_months(nanoseconds, 12 * 63)  # 2263: past what datetime64[ns] holds
     with pytest.raises(ValueError, match=r"outside years 1\.\.9999 at position 0"):
         count_months(np.array(["10000-01-01"], dtype="datetime64[D]"), days[:1])
+
+
+def _ns(*values: str) -> Any:
+    return np.array(values, dtype="datetime64[ns]")
+
+
+def test_datetime64_ns_holds_its_first_and_last_months_to_the_nanosecond() -> None:
+    first, last = _ns("1677-09-21T00:12:43.145224193"), _ns("2262-04-11T23:47:16.854775807")
+    edges = _ns("2262-04-05", "1677-09-25")
+    assert np.array_equal(add_months(edges, 0), edges)
+    assert np.array_equal(add_months(_ns("2262-03-11T23:47:16.854775807"), 1), last)
+    assert np.array_equal(add_months(_ns("1677-10-21T00:12:43.145224193"), -1), first)
+    assert np.array_equal(month_end(_ns("2262-03-10")), _ns("2262-03-31T23:59:59.999999999"))
+    assert np.array_equal(month_start(_ns("1677-10-22T08:00")), _ns("1677-10-01"))
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: add_months(_ns("2262-03-12"), 1), "add_months is outside .* 2262-03-12"),
+        (lambda: add_months(_ns("1677-10-21"), -1), "add_months is outside .* 1677-10-21"),
+        (lambda: month_end(_ns("2024-01-01", "2262-04-10")), "month_end .* position 1: 2262-04-10"),
+        (lambda: month_start(_ns("1677-09-22")), "month_start .* position 0: 1677-09-22"),
+        (lambda: month_end(pd.Series(_ns("2262-04-10"))), "month_end .* 2262-04-10"),
+        (lambda: month_end(pl.Series(_ns("2262-04-10"))), "month_end .* 2262-04-10"),
+    ],
+)
+def test_a_result_past_what_datetime64_ns_holds_is_a_range_error(call: Any, message: str) -> None:
+    # It wrapped around to the other end of the range (month_end in April 2262 gave 1677).
+    with pytest.raises(DateRangeError, match=message):
+        call()
+
+
+NS_EDGE = 40 * NS_PER["D"]
+NS_VALUES = (
+    st.integers(-(2**63) + 1, -(2**63) + NS_EDGE)
+    | st.integers(2**63 - 1 - NS_EDGE, 2**63 - 1)
+    | st.integers(-(2**63) + 1, 2**63 - 1)
+)
+
+
+@given(value=NS_VALUES, n=st.integers(-3, 3))
+def test_datetime64_ns_columns_equal_nanosecond_timestamps_to_the_ends_of_the_range(
+    value: int, n: int
+) -> None:
+    column = np.array([value], dtype=np.int64).view("datetime64[ns]")
+    stamp = pd.Timestamp(value, unit="ns")
+    for function, args in ((add_months, (n,)), (month_start, ()), (month_end, ())):
+        try:
+            expected = function(stamp, *args)
+        except DateRangeError:
+            with pytest.raises(DateRangeError):
+                function(column, *args)
+            continue
+        assert function(column, *args)[0] == expected.to_datetime64(), function.__name__
+
+
+def test_zoned_columns_hold_what_their_unit_holds() -> None:
+    # Zoned columns in microseconds (pandas' default unit from 3.0) past the ranges of
+    # datetime64[ns]; their instants were taken in ns, and wrapped around.
+    naive = np.array(["2262-03-20", "3000-01-31T10:00", "1000-05-31"], dtype="datetime64[us]")
+    utc = pd.Series(naive).dt.tz_localize("UTC")
+    for column in (utc, utc.dt.tz_convert("America/New_York"), utc.dt.as_unit("s")):
+        later = column + pd.Timedelta(days=400)
+        assert as_list(add_months(column, 1)) == [add_months(v, 1) for v in column]
+        assert as_list(month_start(column)) == [month_start(v) for v in column]
+        assert as_list(month_end(column)) == [month_end(v) for v in column]
+        pairs = list(zip(column, later, strict=True))
+        assert as_list(count_months(column, later)) == [count_months(*p) for p in pairs]
+        assert as_list(months_between(column, later)) == [months_between(*p) for p in pairs]
+        assert add_months(column, 1).dtype == column.dtype
+    assert add_months(utc, 1)[0] == pd.Timestamp("2262-04-20", tz="UTC")
+    assert month_end(utc)[1] == pd.Timestamp("3000-01-31 23:59:59.999999", tz="UTC")
+    zoned = pl.Series([datetime(3000, 1, 31, 10)]).dt.replace_time_zone("Asia/Tokyo")
+    assert add_months(zoned, 1).to_list() == [
+        datetime(3000, 2, 28, 10, tzinfo=ZoneInfo("Asia/Tokyo"))
+    ]
+    # A zoned pair in two units is compared in the finer; one that unit cannot hold is named.
+    assert as_list(count_months(utc.dt.as_unit("ms"), utc + pd.Timedelta(days=400))) == [14, 15, 15]
+    nanoseconds = pd.Series(_ns("2262-04-01", "2262-04-01", "2262-04-01")).dt.tz_localize("UTC")
+    with pytest.raises(
+        ValueError, match=r"start is outside what datetime64\[ns\] holds at position 1"
+    ):
+        count_months(utc, nanoseconds)
+
+
+def test_a_zero_dimensional_array_of_n_is_an_int() -> None:
+    days = np.array(["2024-01-31"], dtype="datetime64[D]")
+    assert add_months(date(2024, 1, 31), np.array(1)) == date(2024, 2, 29)
+    assert np.array_equal(add_months(days, np.array(1)), np.array(["2024-02-29"], dtype="M8[D]"))
+    with pytest.raises(TypeError, match="n must be an int"):
+        add_months(date(2024, 1, 31), np.array(1.0))
 
 
 def test_importing_dates_imports_no_column_library() -> None:

@@ -700,3 +700,41 @@ def test_timestamps_bracket_their_month(d: datetime, nanosecond: int) -> None:
     stamp = pd.Timestamp(d).replace(nanosecond=nanosecond)
     assert month_start(stamp) <= stamp <= month_end(stamp)
     assert month_end(stamp) == month_end(pd.Timestamp(month_start(stamp)))
+
+
+@given(
+    d=st.datetimes(min_value=datetime(1, 1, 1), max_value=datetime(9999, 12, 31)),
+    unit=st.sampled_from(["s", "ms", "us"]),
+)
+def test_a_timestamp_ends_its_month_at_the_last_moment_of_its_unit(d: datetime, unit: str) -> None:
+    # pandas 2.0 gave Timestamps units; from 3.0 most are in us, and may lie past the
+    # years 1677..2262 that nanoseconds hold. month_end gave .999999999 by moving the
+    # value to ns, which failed there.
+    pd = pytest.importorskip("pandas")
+    stamp = pd.Timestamp(d).as_unit(unit)
+    start, end = month_start(stamp), month_end(stamp)
+    assert (start.unit, end.unit) == (unit, unit)
+    assert start <= stamp <= end
+    assert start.to_pydatetime() == month_start(d)
+    assert end.to_pydatetime() == month_end(d).replace(
+        microsecond={"s": 0, "ms": 999_000, "us": 999_999}[unit]
+    )
+
+
+def test_a_nanosecond_timestamp_past_its_range_is_a_range_error() -> None:
+    pd = pytest.importorskip("pandas")
+    low = pd.Timestamp("1677-10-10").as_unit("ns")
+    with pytest.raises(
+        DateRangeError, match=r"add_months\(Timestamp\('1677-10-10 00:00:00'\), -1\)"
+    ):
+        add_months(low, -1)
+    with pytest.raises(DateRangeError, match="month_start"):
+        month_start(pd.Timestamp("1677-09-22").as_unit("ns"))
+    with pytest.raises(DateRangeError, match="month_end"):
+        month_end(pd.Timestamp("2262-04-10").as_unit("ns"))
+    assert month_end(pd.Timestamp("2262-03-10").as_unit("ns")) == pd.Timestamp(
+        "2262-03-31 23:59:59.999999999"
+    )
+    assert add_months(pd.Timestamp("3000-01-31 10:00").as_unit("us"), 1) == pd.Timestamp(
+        "3000-02-28 10:00"
+    )
