@@ -37,6 +37,9 @@ def test_months(args: list[str], expected: str, cli: Cli) -> None:
         (["2024-01-01", "soon"], "END is not an ISO 8601"),
         (["2024-13", "2025-01"], "START is not an ISO 8601 date or datetime: '2024-13'"),
         (["2024-00", "2025-01"], "START is not an ISO 8601 date or datetime: '2024-00'"),
+        # seven characters that are no YYYY-MM (it was "invalid literal for int()")
+        (["1-01-01", "2024-01-01"], "START is not an ISO 8601 date or datetime: '1-01-01' (Inv"),
+        (["\uff12\uff10\uff12\uff14-01", "2025-01"], "START is not an ISO 8601"),  # full-width
         (
             ["2024-03-01", "2024-01-01"],
             "END is before START, got START '2024-03-01', END '2024-01-01'",

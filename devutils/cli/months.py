@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 from datetime import date, datetime
 from typing import Any
 
@@ -32,6 +33,10 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(handler=run)
 
 
+_MONTH = re.compile("[0-9]{4}-[0-9]{2}")
+"""A month, ``YYYY-MM``, in ASCII digits (as `date.fromisoformat` takes them)."""
+
+
 def parse_iso(name: str, text: str) -> date:
     """Parse an ISO 8601 date, month (``YYYY-MM``: its first day) or datetime.
 
@@ -40,7 +45,7 @@ def parse_iso(name: str, text: str) -> date:
         (datetime.date(2024, 2, 1), datetime.date(2024, 2, 29))
     """
     try:
-        if len(text) == len("YYYY-MM") and text[4:5] == "-" and text.replace("-", "").isdigit():
+        if _MONTH.fullmatch(text):
             return date(int(text[:4]), int(text[5:]), 1)
         if len(text) <= len("YYYY-MM-DD") and "T" not in text and " " not in text:
             return date.fromisoformat(text)
