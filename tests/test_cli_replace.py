@@ -811,6 +811,27 @@ def test_options_and_files_mix(tmp_path: Path, cli: Cli) -> None:
     assert (result.status, result.text) == (0, "y\ny y\n")
 
 
+def test_every_word_after_a_double_dash_is_a_file(
+    tmp_path: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # argparse's parse_intermixed_args (Python 3.11) read "-n" after "--" as --dry-run,
+    # and "--in-place=.orig" as --in-place: a file named so was never read, or another
+    # file rewritten.
+    monkeypatch.chdir(tmp_path)
+    for name in ("-n", "--", "--in-place=.orig", "-f"):
+        write(tmp_path / name, b"colour " + name.encode() + b"\n")
+    notes = write(tmp_path / "notes.txt", b"colour\n")
+    result = cli(["replace", "--pair", "colour", "color", "--", "-n", "--", "--in-place=.orig"])
+    assert (result.status, result.err) == (0, "")
+    assert result.text == "color -n\ncolor --\ncolor --in-place=.orig\n"
+    result = cli(["replace", "--pair", "colour", "color", "--", "--in-place=.orig", "notes.txt"])
+    assert notes.read_bytes() == b"colour\n"  # printed, not rewritten
+    assert not (tmp_path / "notes.txt.orig").exists()
+    assert result.text == "color --in-place=.orig\ncolor\n"
+    result = cli(["replace", "--in-place", "--pair", "colour", "color", "--", "-f"])
+    assert (result.status, (tmp_path / "-f").read_bytes()) == (0, b"color -f\n")
+
+
 def test_keys_and_values_may_start_with_a_dash(cli: Cli) -> None:
     result = cli(
         ["replace", "--pair", "-v", "--verbose", "--pair", "-q", "-"], stdin=b"cmd -v -q\n"

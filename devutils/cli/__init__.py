@@ -114,15 +114,18 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _dispatch(arguments: list[str], command: str | None) -> int:
+    files: list[str] = []  # (replace: the files after "--")
     if command == "replace":
         from devutils.cli.replace import prepare_argv
 
-        arguments = prepare_argv(arguments)
+        arguments, files = prepare_argv(arguments)
     parser, subcommands = _parsers(command)
     try:
         if command in COMMANDS:  # the subcommand's own parser: errors name it
             args = subcommands[command].parse_intermixed_args(arguments[1:])
             args.command = command
+            if files:
+                args.files += files
         else:  # --help, --version, a misspelt command
             args = parser.parse_args(arguments)
     except SystemExit as exc:  # --help, --version and usage errors

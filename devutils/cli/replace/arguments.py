@@ -153,25 +153,29 @@ def _jobs(text: str) -> int:
     return jobs
 
 
-def prepare_argv(argv: list[str]) -> list[str]:
-    """Read ``devutils replace``'s arguments as sed readers expect them.
+def prepare_argv(argv: list[str]) -> tuple[list[str], list[str]]:
+    """Read ``devutils replace``'s arguments as sed readers expect them: the words for
+    argparse, and the files given after ``--``.
 
     A bare ``--in-place`` takes no value, so ``--in-place FILE`` keeps FILE a file; and
     ``--pair FROM TO`` takes the next two words whatever they are (``--pair -v
     --verbose``, ``--pair -- —``), given to argparse as ``--pair-from=:FROM
     --pair-to=:TO`` (the colon keeps argparse from reading a word such as ``--``; `typed`
-    drops it). Past ``--`` every word is a file.
+    drops it). Past ``--`` every word is a file: those come back apart, as
+    ``parse_intermixed_args`` (Python 3.11) would still read ``-n`` there as a flag.
 
     Examples:
         >>> prepare_argv(["--pair", "--", "—", "--in-place", "notes.txt"])
-        ['--pair-from=:--', '--pair-to=:—', '--in-place=', 'notes.txt']
+        (['--pair-from=:--', '--pair-to=:—', '--in-place=', 'notes.txt'], [])
+        >>> prepare_argv(["--pair", "a", "b", "--", "-n", "--"])
+        (['--pair-from=:a', '--pair-to=:b'], ['-n', '--'])
     """
     out: list[str] = []
     index = 0
     while index < len(argv):
         arg = argv[index]
         if arg == "--":
-            return out + argv[index:]
+            return out, argv[index + 1 :]
         if arg == "--pair" and index + 2 < len(argv):
             out += [f"--pair-from=:{argv[index + 1]}", f"--pair-to=:{argv[index + 2]}"]
             index += 3
@@ -180,7 +184,7 @@ def prepare_argv(argv: list[str]) -> list[str]:
             out.append(f"--in-place-then={argv[index + 1]}")  # `sed -i .bak`: a usage error
         out.append("--in-place=" if arg == "--in-place" else arg)
         index += 1
-    return out
+    return out, []
 
 
 def _looks_like_a_suffix(word: str) -> bool:
