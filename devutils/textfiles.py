@@ -213,7 +213,7 @@ def open_regular(path: str, *, name: str | None = None) -> IO[bytes]:
     Raises:
         FileRefusedError: If *path* is not a regular file (kind ``"not-regular"``;
             *name*, default *path*, names it in the message).
-        OSError: If *path* cannot be opened.
+        OSError: If *path* cannot be opened (its ``filename`` *name*, where given).
 
     Examples:
         >>> import tempfile, pathlib
@@ -227,7 +227,12 @@ def open_regular(path: str, *, name: str | None = None) -> IO[bytes]:
         ...
         devutils.textfiles.FileRefusedError: /dev/zero: is not a regular file
     """
-    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:  # named as the caller names the file (not its resolved path)
+        if name is None or exc.filename is None:
+            raise
+        raise OSError(exc.errno, exc.strerror, name) from None
     source = os.fdopen(descriptor, "rb")
     try:
         if not stat.S_ISREG(os.fstat(descriptor).st_mode):

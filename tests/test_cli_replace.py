@@ -1143,6 +1143,66 @@ def test_diff_and_dry_run_refuse_what_in_place_refuses(name: str) -> None:
         )
 
 
+@pytest.mark.parametrize(
+    ("data", "options", "problem"),
+    [
+        (
+            b"colour\n",
+            ["--encoding", "ascii", "--pair", "colour", "c\u00f6lor"],
+            b"cannot be encoded",
+        ),
+        (b'\x1b$B$"\x1b(B\x1b(B colour\n', ["--encoding", "iso2022_jp"], b"does not read back"),
+        (b"cafe\n", ["--pair", "e", os.fsdecode(b"\xe9")], b"cannot be encoded in utf-8"),
+    ],
+)
+def test_diff_refuses_what_in_place_refuses_a_result(
+    tmp_path: Path, data: bytes, options: list[str], problem: bytes
+) -> None:
+    # --diff replaced in memory on its own: it previewed changes that --in-place refuses,
+    # or failed with a traceback encoding the diff.
+    path = write(tmp_path / "a.txt", data)
+    pair = [] if "--pair" in options else ["--pair", "colour", "color"]
+    for mode in ("--in-place", "--diff"):
+        result = run_replace([mode, *options, *pair, "a.txt"], cwd=tmp_path)
+        assert (result.returncode, result.stdout) == (1, b""), mode
+        assert problem in result.stderr, mode
+        assert result.stderr.count(b"\n") == 1, mode
+        assert path.read_bytes() == data
+
+
+def test_diff_headers_are_the_names_bytes_in_any_encoding(tmp_path: Path) -> None:
+    # They were encoded in --encoding: a name in Japanese was a traceback under latin-1,
+    # and "é.txt" came out as the byte e9, not the name's own c3 a9.
+    write(tmp_path / "ストロ.txt", b"caf\xe9\n")
+    write(tmp_path / "é.txt", b"cafe\n")
+    result = run_replace(
+        ["--diff", "--encoding", "latin-1", "--pair", "caf", "X", "ストロ.txt", "é.txt"],
+        cwd=tmp_path,
+    )
+    assert (result.returncode, result.stderr) == (0, b"")
+    headers = [line for line in result.stdout.split(b"\n") if line[:4] in (b"--- ", b"+++ ")]
+    assert headers == [
+        b'--- "a/\\343\\202\\271\\343\\203\\210\\343\\203\\255.txt"',
+        b'+++ "b/\\343\\202\\271\\343\\203\\210\\343\\203\\255.txt"',
+        b'--- "a/\\303\\251.txt"',
+        b'+++ "b/\\303\\251.txt"',
+    ]
+    assert b"-caf\xe9\n+X\xe9\n" in result.stdout  # the lines: the file's own bytes
+    if shutil.which("patch") is not None:
+        subprocess.run(["patch", "-p1"], input=result.stdout, cwd=tmp_path, check=True)
+        assert (tmp_path / "é.txt").read_bytes() == b"Xe\n"
+
+
+def test_in_place_errors_name_the_file_as_given(tmp_path: Path) -> None:
+    (tmp_path / "dangling").symlink_to(tmp_path / "gone")
+    result = run_replace(["--in-place", "--pair", "a", "b", "nosuch.txt", "dangling"], cwd=tmp_path)
+    assert result.returncode == 1
+    assert result.stderr == (
+        b"devutils replace: nosuch.txt: No such file or directory\n"
+        b"devutils replace: dangling: No such file or directory\n"
+    )
+
+
 def test_diff_refuses_a_file_past_its_limit_and_says_what_to_do(tmp_path: Path) -> None:
     from devutils.cli.replace.work import DIFF_LIMIT
 

@@ -105,7 +105,7 @@ def _report(
             if job.mode == "dry-run":
                 write_stdout(f"{shown(outcome.path)}: {outcome.count}\n".encode())
             elif job.mode == "diff" and outcome.diff:
-                write_stdout(outcome.diff.encode(job.encoding, "surrogateescape"))
+                write_stdout(outcome.diff.encode(job.encoding))
     return failed, counts
 
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import difflib
+import io
 import os
 import sys
 import tempfile
@@ -74,9 +75,16 @@ def shown(path: str) -> str:
 
 
 def _diff_name(prefix: str, path: str) -> str:
-    """A diff header's name as git and patch read it: C-quoted when it must be."""
+    """A diff header's name as git (``core.quotePath``, its default) and patch read it:
+    C-quoted where it holds more than printable ASCII, so that it is the name's own bytes
+    in any encoding the diff is written in.
+
+    Examples:
+        >>> _diff_name("a/", "notes.txt"), _diff_name("b/", "café.txt")
+        ('a/notes.txt', '"b/caf\\\\303\\\\251.txt"')
+    """
     name = prefix + ("<stdin>" if path == STDIN else path)
-    if name.isprintable() and '"' not in name and "\\" not in name:
+    if name.isascii() and name.isprintable() and '"' not in name and "\\" not in name:
         return name
     quoted = []
     for byte in os.fsencode(name):
@@ -287,15 +295,18 @@ def _lines(text: str) -> list[str]:
 
 
 def _unified(job: Job, data: bytes, path: str) -> tuple[str, int]:
-    """The unified diff of what the replacements would make of *data*, and their count."""
-    try:
-        before = data.decode(job.encoding)
-    except UnicodeDecodeError as exc:
-        reason = f"not valid {job.encoding} (byte {exc.start})"
-        raise FileRefusedError(path, reason, "undecodable") from exc
-    if "\x00" in before:
-        raise FileRefusedError(path, "looks binary (it has a NUL byte)", "binary")
-    after, count = job.replacer.replace_count(before)
+    """The unified diff of what the replacements would make of *data*, and their count.
+
+    The result is made as ``--in-place`` makes it, so a file that it refuses (bytes that
+    do not decode or would not be written back as they were, a result that cannot be
+    encoded) is refused here too; then the diff's text encodes in the file's encoding."""
+    result = io.BytesIO()
+    name = "<stdin>" if path == STDIN else path
+    state = replace_encoded(
+        job.replacer, io.BytesIO(data), result, name=name, encoding=job.encoding
+    )
+    before, after = data.decode(job.encoding), result.getvalue().decode(job.encoding)
+    count = state.count
     lines = difflib.unified_diff(
         _lines(before),
         _lines(after),
