@@ -32,6 +32,7 @@ __all__ = [
     "BatchTypeError",
     "TrainingSchedule",
     "check_int",
+    "check_rounding",
     "data_parallel_size",
     "effective_batch_size",
     "micro_batches_per_epoch",
@@ -133,6 +134,24 @@ def check_int(name: str, value: object) -> int:
     if value > MAX_INT:
         reason = f"must be <= 2**63 - 1, got {_short_repr(value)}"
         raise BatchError(reason, argument=name, value=value)
+    return value
+
+
+def check_rounding(value: object) -> Rounding:
+    """Return *value* if it is one of `plan_batch`'s roundings; else a `BatchError`
+    naming ``rounding``.
+
+    Examples:
+        >>> check_rounding("down")
+        'down'
+        >>> check_rounding("floor")
+        Traceback (most recent call last):
+        ...
+        devutils.batch.BatchError: rounding must be 'exact', 'down', 'up' or 'nearest', got 'floor'
+    """
+    if value not in ("exact", "down", "up", "nearest"):
+        reason = f"must be 'exact', 'down', 'up' or 'nearest', got {value!r}"
+        raise BatchError(reason, argument="rounding", value=value)
     return value
 
 
@@ -274,18 +293,38 @@ class BatchPlan:
             "gradient_accumulation_steps": self.accumulation,
         }
 
-    def to_lightning(self) -> dict[str, dict[str, int]]:
+    def to_lightning(
+        self, *, num_nodes: int = 1, model_parallel: int = 1
+    ) -> dict[str, dict[str, int]]:
         """Lightning: ``Trainer(**plan["trainer"])`` and ``DataLoader(**plan["dataloader"])``.
+
+        Lightning's ``devices`` counts the GPUs of one node: the plan's data-parallel
+        devices, times *model_parallel* (the tensor x pipeline x context parallel size
+        that `data_parallel_size` divided out), over *num_nodes* (given to the Trainer
+        where it is more than 1).
+
+        Raises:
+            BatchError: If *num_nodes* does not divide those GPUs (naming ``num_nodes``).
 
         Examples:
             >>> plan_batch(64, 4).to_lightning()  # doctest: +NORMALIZE_WHITESPACE
             {'trainer': {'accumulate_grad_batches': 16, 'devices': 1},
              'dataloader': {'batch_size': 4}}
+            >>> plan_batch(256, 16, devices=4).to_lightning(num_nodes=2, model_parallel=4)
+            ... # doctest: +NORMALIZE_WHITESPACE
+            {'trainer': {'accumulate_grad_batches': 4, 'devices': 8, 'num_nodes': 2},
+             'dataloader': {'batch_size': 16}}
         """
-        return {
-            "trainer": {"accumulate_grad_batches": self.accumulation, "devices": self.devices},
-            "dataloader": {"batch_size": self.per_device},
-        }
+        nodes = check_int("num_nodes", num_nodes)
+        gpus = _check_result("GPUs", self.devices * check_int("model_parallel", model_parallel))
+        if gpus % nodes:
+            reason = f"{nodes} does not divide the {gpus} GPUs (devices x model_parallel)"
+            message = f"num_nodes {reason}"
+            raise BatchError(reason, argument="num_nodes", value=nodes, message=message)
+        trainer = {"accumulate_grad_batches": self.accumulation, "devices": gpus // nodes}
+        if nodes > 1:
+            trainer["num_nodes"] = nodes
+        return {"trainer": trainer, "dataloader": {"batch_size": self.per_device}}
 
 
 def plan_batch(
@@ -333,9 +372,7 @@ def plan_batch(
     high = check_int("max_per_device", max_per_device)
     devices = check_int("devices", devices)
     low = check_int("min_per_device", min_per_device)
-    if rounding not in ("exact", "down", "up", "nearest"):
-        reason = f"must be 'exact', 'down', 'up' or 'nearest', got {rounding!r}"
-        raise BatchError(reason, argument="rounding", value=rounding)
+    rounding = check_rounding(rounding)
     if low > high:
         reason = f"{low} is larger than the maximum per device, {high}"
         message = f"min_per_device {low} is larger than max_per_device {high}"
@@ -495,7 +532,8 @@ def tokens_per_step(
         >>> tokens_per_step(8, 4, 8, seq_len=4096)
         1048576
     """
-    return effective_batch_size(per_device, accumulation, devices) * check_int("seq_len", seq_len)
+    samples = effective_batch_size(per_device, accumulation, devices)
+    return _check_result("tokens per step", samples * check_int("seq_len", seq_len))
 
 
 def steps_for_tokens(
@@ -532,12 +570,14 @@ def scale_lr(
     lr = _positive_number("base_lr", base_lr)
     ratio = check_int("new_batch", new_batch) / check_int("base_batch", base_batch)
     name: object = rule
-    if name == "linear":
-        return lr * ratio
-    if name == "sqrt":
-        return lr * math.sqrt(ratio)
-    reason = f"must be 'linear' or 'sqrt', got {rule!r}"
-    raise BatchError(reason, argument="rule", value=rule)
+    if name not in ("linear", "sqrt"):
+        reason = f"must be 'linear' or 'sqrt', got {rule!r}"
+        raise BatchError(reason, argument="rule", value=rule)
+    scaled = lr * (ratio if name == "linear" else math.sqrt(ratio))
+    if not 0 < scaled < math.inf:  # past what a float holds, or below its least
+        message = f"the scaled learning rate, {lr!r} x {ratio!r}, is past what a float holds"
+        raise BatchError(message, argument=None, value=scaled)
+    return scaled
 
 
 @dataclass(frozen=True)
@@ -591,7 +631,7 @@ def training_schedule(  # noqa: PLR0913 - the Trainer's settings, keyword-only p
     samples = effective_batch_size(per_device, accumulation, devices)
     tokens = None
     if seq_len is not None:
-        tokens = samples * check_int("seq_len", seq_len)
+        tokens = _check_result("tokens per step", samples * check_int("seq_len", seq_len))
     return TrainingSchedule(
         steps_per_epoch=per_epoch,
         total_steps=total,
@@ -685,13 +725,13 @@ def plan_from_deepspeed(config: Mapping[str, Any], world_size: int) -> BatchPlan
 def _inconsistent_keys(train: int, world: int, *, micro: int, gas: int) -> BatchError:
     """The error for three batch keys that do not multiply out, with the fixes that would."""
     product = micro * gas * world
-    fixes = [f"set {_TRAIN} to {product}"]
+    fixes = [f"{_TRAIN} to {product}"] if product <= MAX_INT else []  # (only what it takes)
     if train % (micro * world) == 0:
         fixes.append(f"{_GAS} to {train // (micro * world)}")
     if train % (gas * world) == 0:
         fixes.append(f"{_MICRO} to {train // (gas * world)}")
     factors = f"{_MICRO} {micro} x {_GAS} {gas}"
-    fix = " or ".join(fixes)
+    fix = "set " + " or ".join(fixes) if fixes else "no whole value of one key fixes it"
     reason = f"{train} != {factors} x world size {world} = {product}: {fix}"
     message = f"{_TRAIN} {train} != {factors} x world_size {world} = {product}: {fix}"
     return BatchError(reason, argument=_TRAIN, value=train, message=message)

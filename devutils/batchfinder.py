@@ -19,7 +19,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from devutils.batch import BatchError, BatchPlan, BatchTypeError, Rounding, check_int, plan_batch
+from devutils.batch import (
+    BatchError,
+    BatchPlan,
+    BatchTypeError,
+    Rounding,
+    check_int,
+    check_rounding,
+    plan_batch,
+)
 
 __all__ = ["BatchSearch", "Trial", "auto_plan", "find_max_batch_size", "is_oom_error"]
 
@@ -146,13 +154,8 @@ def find_max_batch_size(
         reason = f"must be callable, got {type(function).__name__} {function!r}"
         raise BatchTypeError(reason, argument="probe", value=function)
     limit = check_int("max_value", max_value)
-    if mode not in ("binsearch", "power", "decay"):
-        reason = f"must be 'binsearch', 'power' or 'decay', got {mode!r}"
-        raise BatchError(reason, argument="mode", value=mode)
+    _check_mode(mode, decay)
     first = _first_size(start, limit, mode)
-    if mode == "decay" and not (isinstance(decay, float) and 0 < decay < 1):
-        reason = f"must be a float in (0, 1), got {decay!r}"
-        raise BatchError(reason, argument="decay", value=decay)
     trials: list[Trial] = []
 
     def fits(size: int) -> bool:
@@ -183,6 +186,22 @@ def find_max_batch_size(
         )
         raise BatchError(message, argument=None, value=tuple(trials))
     return BatchSearch(best, tuple(trials))
+
+
+def _check_mode(mode: object, decay: object) -> None:
+    """Refuse a *mode* that is none of the three, or for ``"decay"`` a *decay* that is not
+    a number in (0, 1)."""
+    if mode not in ("binsearch", "power", "decay"):
+        reason = f"must be 'binsearch', 'power' or 'decay', got {mode!r}"
+        raise BatchError(reason, argument="mode", value=mode)
+    if mode != "decay":
+        return
+    if isinstance(decay, bool) or not isinstance(decay, int | float):
+        reason = f"must be a float in (0, 1), got {type(decay).__name__} {decay!r}"
+        raise BatchTypeError(reason, argument="decay", value=decay)
+    if not 0 < decay < 1:
+        reason = f"must be a float in (0, 1), got {decay!r}"
+        raise BatchError(reason, argument="decay", value=decay)
 
 
 def _decay_search(fits: Callable[[int], bool], size: int, decay: float) -> int:
@@ -244,7 +263,16 @@ def auto_plan(
     options["max_value"] = max_value
     if options.get("start") is not None:
         options["start"] = min(check_int("start", options["start"]), max_value)
+    # The plan's own arguments are checked before the first probe, which may take minutes.
+    rounding = check_rounding(rounding)
+    low = check_int("min_per_device", min_per_device)
+    if low > max_value:
+        reason = f"{low} is larger than the most any probe may try, {max_value}"
+        message = f"min_per_device {low} is larger than the most any probe may try, {max_value}"
+        raise BatchError(reason, argument="min_per_device", value=low, message=message)
     found = find_max_batch_size(probe, **options)
-    return plan_batch(
-        target, found.batch_size, devices, rounding=rounding, min_per_device=min_per_device
-    )
+    if found.batch_size < low:
+        reason = f"{low} does not fit: the largest per-device batch that fits is {found.batch_size}"
+        message = f"min_per_device {reason}"
+        raise BatchError(reason, argument="min_per_device", value=low, message=message)
+    return plan_batch(target, found.batch_size, devices, rounding=rounding, min_per_device=low)

@@ -83,6 +83,8 @@ class GpuInfo:
     the other GPUs an Intel Mac's I/O Registry lists); ``backend`` the backend that read
     it; ``unified_memory`` True where the GPU uses the machine's memory (Apple, an Intel
     iGPU), so ``memory_used`` is what it holds of it and ``memory_total`` None.
+    ``processes`` is empty where the driver lists none, also where asking for them failed
+    (NVML's call, or nvidia-smi's second query timing out): the GPU is still reported.
     """
 
     index: int
@@ -311,24 +313,25 @@ def _snapshot_smi(timeout: float, processes: bool) -> list[GpuInfo]:
     if not processes or not gpus:
         return gpus
     remaining = max(0.1, deadline - time.monotonic())
+    try:  # the GPUs are read: a process query that fails (as NVML's may) lists none
+        by_uuid = _smi_processes(smi, remaining)
+    except (_NotFound, ValueError, OSError):
+        return gpus
+    return [replace(gpu, processes=tuple(by_uuid.get(gpu.uuid, ()))) for gpu in gpus]
+
+
+def _smi_processes(smi: str, timeout: float) -> dict[str, list[GpuProcess]]:
+    """Each GPU's processes (uuid -> processes), from ``nvidia-smi --query-compute-apps``."""
     query = [smi, f"--query-compute-apps={_QUERY_APPS}", "--format=csv,nounits"]
-    text = _run_tool("nvidia-smi", query, remaining)
-    try:
-        apps = parse_nvidia_smi_csv(text)
-    except ValueError as exc:
-        msg = f"nvidia-smi printed output that is not the expected CSV: {exc}"
-        raise _NotFound(msg) from exc
     by_uuid: dict[str, list[GpuProcess]] = {}
-    for app in apps:
+    for app in parse_nvidia_smi_csv(_run_tool("nvidia-smi", query, timeout)):
         pid = _number(app.get("pid"))
         if pid is None:
             continue
         memory = _number(app.get("used_gpu_memory") or app.get("used_memory"))
         used_bytes = None if memory is None else int(memory * MIB)
         by_uuid.setdefault(app.get("gpu_uuid") or "", []).append(_gpu_process(int(pid), used_bytes))
-    return [
-        GpuInfo(**{**gpu.__dict__, "processes": tuple(by_uuid.get(gpu.uuid, ()))}) for gpu in gpus
-    ]
+    return by_uuid
 
 
 def _snapshot_nvml(processes: bool) -> list[GpuInfo]:

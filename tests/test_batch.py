@@ -690,3 +690,47 @@ def test_a_target_near_the_int64_limit_rounds_down_though_none_is_above() -> Non
     )
     with pytest.raises(BatchError, match="no achievable target up"):
         plan_batch(MAX_INT, 10, min_per_device=8, rounding="up")
+
+
+# -- results past what the numbers hold ---------------------------------------------------
+
+
+def test_tokens_per_step_past_max_int_is_refused() -> None:
+    # It returned 2**64: an int no framework stores, where effective_batch_size refuses one.
+    with pytest.raises(BatchError, match=r"tokens per step is 18446744073709551616, more") as info:
+        tokens_per_step(2**62, 1, 1, seq_len=4)
+    assert (info.value.argument, info.value.value) == (None, 2**64)
+    with pytest.raises(BatchError, match="tokens per step"):
+        training_schedule(10, 2**62, 1, 1, epochs=1, seq_len=4)
+    assert tokens_per_step(2**61 - 1, 1, 1, seq_len=4) == 2**63 - 4
+
+
+@pytest.mark.parametrize(
+    ("base_lr", "base_batch", "new_batch"), [(1e308, 1, 10), (1e-320, 2**63 - 1, 1)]
+)
+def test_a_scaled_learning_rate_past_a_float_is_refused(
+    base_lr: float, base_batch: int, new_batch: int
+) -> None:
+    # scale_lr refuses a base_lr of inf or 0, and returned them.
+    with pytest.raises(BatchError, match="past what a float holds"):
+        scale_lr(base_lr, base_batch, new_batch)
+
+
+@given(
+    dp=st.integers(1, 64), model=st.integers(1, 16), nodes=st.integers(1, 16), acc=st.integers(1, 8)
+)
+def test_lightnings_devices_are_gpus_per_node(dp: int, model: int, nodes: int, acc: int) -> None:
+    # Lightning's effective batch: batch_size x accumulate x devices x num_nodes over the
+    # model-parallel size; its devices are one node's GPUs.
+    plan = plan_batch(4 * acc * dp, 4, dp)
+    if dp * model % nodes:
+        with pytest.raises(BatchError, match=f"num_nodes {nodes} does not divide") as info:
+            plan.to_lightning(num_nodes=nodes, model_parallel=model)
+        assert info.value.argument == "num_nodes"
+        return
+    snippet = plan.to_lightning(num_nodes=nodes, model_parallel=model)
+    trainer = snippet["trainer"]
+    per_node, node_count = trainer["devices"], trainer.get("num_nodes", 1)
+    assert node_count == nodes
+    lightning = snippet["dataloader"]["batch_size"] * trainer["accumulate_grad_batches"]
+    assert lightning * per_node * node_count // model == plan.effective

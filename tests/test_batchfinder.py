@@ -255,3 +255,35 @@ def test_a_failed_size_empties_the_caches_of_an_imported_torch(
     monkeypatch.setitem(sys.modules, "torch", torch)
     find_max_batch_size(probe_below(3), max_value=4)
     assert emptied == ["cuda"]  # one failure (4), on the one backend available
+
+
+@pytest.mark.parametrize(
+    ("options", "error", "argument"),
+    [
+        ({"rounding": "bogus"}, BatchError, "rounding"),
+        ({"min_per_device": 0}, BatchError, "min_per_device"),
+        ({"min_per_device": True}, BatchTypeError, "min_per_device"),
+        ({"min_per_device": 100}, BatchError, "min_per_device"),
+    ],
+)
+def test_auto_plan_checks_its_arguments_before_the_first_probe(
+    options: dict[str, Any], error: type[Exception], argument: str
+) -> None:
+    # Each probe is a training step: the whole search ran before these were refused.
+    calls: list[int] = []
+    with pytest.raises(error) as info:
+        auto_plan(64, probe_below(12, calls), **options)
+    assert (calls, getattr(info.value, "argument", None)) == ([], argument)
+
+
+def test_auto_plan_says_when_min_per_device_does_not_fit() -> None:
+    with pytest.raises(BatchError, match="min_per_device 20 does not fit: the largest") as info:
+        auto_plan(64, probe_below(12), min_per_device=20)
+    assert "max_per_device" not in str(info.value)  # (auto_plan has no such argument)
+    assert str(auto_plan(64, probe_below(12), min_per_device=8)) == "8 x 8 x 1 = 64"
+
+
+@pytest.mark.parametrize("decay", ["0.5", None, True])
+def test_a_decay_that_is_no_number_is_a_type_error(decay: object) -> None:
+    with pytest.raises(BatchTypeError, match="decay must be a float in"):
+        find_max_batch_size(probe_below(8), mode="decay", decay=decay)  # type: ignore[arg-type]

@@ -48,6 +48,31 @@ def test_tokens_per_step_without_a_schedule(cli: Cli) -> None:
     assert (data["tokens_per_step"], "schedule" in data) == (196608, False)
 
 
+def test_tokens_per_step_past_max_int_is_an_error_before_any_output(cli: Cli) -> None:
+    big = str(2**62)
+    for extra in ([], ["--samples", "10"], ["--format", "json"]):
+        result = cli(["batch", "--target", big, "--max-per-device", big, "--seq-len", "4", *extra])
+        assert (result.status, result.out) == (2, b"")
+        assert result.err == (
+            "devutils batch: error: tokens per step is 18446744073709551616, more than 2**63 - 1\n"
+        )
+
+
+def test_lightning_devices_per_node(cli: Cli) -> None:
+    args = ["batch", "--target", "256", "--max-per-device", "16", "--devices", "4"]
+    result = cli([*args, "--num-nodes", "2", "--model-parallel", "4", "--format", "lightning"])
+    assert json.loads(result.text)["trainer"] == {
+        "accumulate_grad_batches": 4,
+        "devices": 8,
+        "num_nodes": 2,
+    }
+    refused = cli([*args, "--num-nodes", "3", "--format", "lightning"])
+    assert (refused.status, refused.err) == (
+        2,
+        "devutils batch: error: --num-nodes 3 does not divide the 4 GPUs (devices x model_parallel)\n",
+    )
+
+
 @pytest.mark.parametrize(
     ("fmt", "expected"),
     [

@@ -64,6 +64,16 @@ def test_h200_under_load(fake_smi: FakeSmi, monkeypatch: pytest.MonkeyPatch) -> 
     assert gpu_probe(backends=["nvidia-smi"]).backend == "nvidia-smi"
 
 
+@pytest.mark.parametrize("apps", ["error__no-driver.txt", "netdata__tesla-p100__csv-nounits.csv"])
+def test_gpus_are_kept_when_the_process_query_fails(fake_smi: FakeSmi, apps: str) -> None:
+    # The GPUs were read; an answer to the second query that is not the processes' CSV
+    # (or a timeout, or a failed run) lost them all: "no GPU: not a number: ...".
+    fake_smi.serve("h200__590.48.01__load__query-gpu.csv", apps)
+    (gpu,) = gpu_snapshot(backends=["nvidia-smi"])
+    assert (gpu.name, gpu.memory_used, gpu.processes) == ("NVIDIA H200", 32362 * MIB, ())
+    assert len(fake_smi.calls()) == 2
+
+
 def test_mig_utilization_is_none(fake_smi: FakeSmi, monkeypatch: pytest.MonkeyPatch) -> None:
     fake_smi.serve(
         "h200-mig__590.48.01__load__query-gpu.csv",

@@ -7,7 +7,14 @@ import json
 from dataclasses import asdict
 from typing import Any
 
-from devutils.batch import BatchError, BatchPlan, TrainingSchedule, plan_batch, training_schedule
+from devutils.batch import (
+    BatchError,
+    BatchPlan,
+    TrainingSchedule,
+    plan_batch,
+    tokens_per_step,
+    training_schedule,
+)
 from devutils.cli.common import CliError, positive_float, positive_int
 
 _FLAGS = {
@@ -22,6 +29,8 @@ _FLAGS = {
     "warmup": "--warmup",
     "drop_last": "--drop-last",
     "seq_len": "--seq-len",
+    "num_nodes": "--num-nodes",
+    "model_parallel": "--model-parallel",
 }
 """The flag that gives each argument of the library's functions, by the argument's name."""
 
@@ -62,6 +71,18 @@ def register(subparsers: Any) -> None:
         "--seq-len", type=positive_int, help="tokens per sample, for tokens per step"
     )
     parser.add_argument("--drop-last", action="store_true", help="drop the last partial batch")
+    parser.add_argument(
+        "--num-nodes",
+        type=positive_int,
+        default=1,
+        help="nodes the devices are on, for --format lightning (its devices are per node)",
+    )
+    parser.add_argument(
+        "--model-parallel",
+        type=positive_int,
+        default=1,
+        help="tensor x pipeline x context parallel size, for --format lightning (it counts GPUs)",
+    )
     parser.add_argument(
         "--format",
         choices=["text", "json", "hf", "deepspeed", "lightning"],
@@ -110,9 +131,14 @@ def run(args: argparse.Namespace) -> int:
             min_per_device=args.min_per_device,
         )
         schedule = _schedule(args, plan)
+        tokens = None
+        if args.seq_len is not None:  # (checked before anything is printed)
+            per = (plan.per_device, plan.accumulation, plan.devices)
+            tokens = tokens_per_step(*per, seq_len=args.seq_len)
+        lightning = plan.to_lightning(num_nodes=args.num_nodes, model_parallel=args.model_parallel)
     except BatchError as exc:
         raise CliError(_cli_message(exc, args)) from exc
-    _print(args, plan, schedule)
+    _print(args, plan, schedule, tokens, lightning)
     return 0
 
 
@@ -160,7 +186,12 @@ def _schedule(args: argparse.Namespace, plan: BatchPlan) -> TrainingSchedule | N
 
 
 def _snippet(
-    framework: str, plan: BatchPlan, schedule: TrainingSchedule | None, *, drop_last: bool
+    framework: str,
+    plan: BatchPlan,
+    schedule: TrainingSchedule | None,
+    lightning: dict[str, dict[str, int]],
+    *,
+    drop_last: bool,
 ) -> dict[str, Any]:
     """The framework's config for the plan and, with ``--samples``, its schedule, in the
     framework's own keys: the Trainer's ``max_steps`` and ``warmup_steps``, DeepSpeed's
@@ -181,16 +212,23 @@ def _snippet(
             }
             config["scheduler"] = {"type": "WarmupDecayLR", "params": steps}
         return config
-    config = {part: dict(keys) for part, keys in plan.to_lightning().items()}
+    config = {part: dict(keys) for part, keys in lightning.items()}
     if schedule is not None:
         config["trainer"]["max_steps"] = schedule.total_steps
         config["dataloader"]["drop_last"] = drop_last
     return config
 
 
-def _print(args: argparse.Namespace, plan: BatchPlan, schedule: TrainingSchedule | None) -> None:
+def _print(
+    args: argparse.Namespace,
+    plan: BatchPlan,
+    schedule: TrainingSchedule | None,
+    tokens: int | None,
+    lightning: dict[str, dict[str, int]],
+) -> None:
     if args.format in ("hf", "deepspeed", "lightning"):
-        print(json.dumps(_snippet(args.format, plan, schedule, drop_last=args.drop_last), indent=2))
+        snippet = _snippet(args.format, plan, schedule, lightning, drop_last=args.drop_last)
+        print(json.dumps(snippet, indent=2))
         return
     if args.format == "json":
         data: dict[str, Any] = {
@@ -202,8 +240,8 @@ def _print(args: argparse.Namespace, plan: BatchPlan, schedule: TrainingSchedule
         }
         if schedule is not None:
             data["schedule"] = asdict(schedule)
-        elif args.seq_len is not None:
-            data["tokens_per_step"] = plan.effective * args.seq_len
+        elif tokens is not None:
+            data["tokens_per_step"] = tokens
         print(json.dumps(data, indent=2))
         return
     note = "" if plan.exact else f"  (target {plan.target} has no exact split: rounded)"
@@ -213,8 +251,8 @@ def _print(args: argparse.Namespace, plan: BatchPlan, schedule: TrainingSchedule
         f"({plan.memory_utilization:.0%} of the memory budget)"
     )
     if schedule is None:
-        if args.seq_len is not None:
-            print(f"tokens per step: {plan.effective * args.seq_len}")
+        if tokens is not None:
+            print(f"tokens per step: {tokens}")
         return
     print(f"steps per epoch: {schedule.steps_per_epoch}")
     print(f"total steps: {schedule.total_steps} ({schedule.epochs:g} epochs)")
