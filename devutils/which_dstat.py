@@ -7,6 +7,7 @@ dstat`` installs ``pcp``; the maintained successor of the original is ``dool``.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 from dataclasses import dataclass
@@ -71,24 +72,32 @@ def _flavor_from_file(real: str) -> tuple[str | None, str | None, list[str]]:
 
 
 def _flavor_from_version(path: str, timeout: float) -> tuple[str | None, str | None, str]:
+    import signal
     import subprocess
 
-    try:
-        completed = subprocess.run(
+    try:  # in its own session, so that a timeout kills what the script started too
+        process = subprocess.Popen(
             [path, "--version"],
-            capture_output=True,
-            timeout=timeout,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             stdin=subprocess.DEVNULL,
-            check=False,
+            start_new_session=True,
         )
-    except subprocess.TimeoutExpired:
-        return None, None, f"--version timed out after {timeout:g} s"
     except OSError as exc:
         return None, None, f"--version could not run: {exc.strerror}"
-    out = (completed.stdout + completed.stderr).decode("utf-8", "replace")
+    try:
+        stdout, stderr = process.communicate(timeout=timeout)
+    except BaseException as exc:  # a timeout, or Ctrl-C: no part of it is left running
+        with contextlib.suppress(OSError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        if isinstance(exc, subprocess.TimeoutExpired):
+            return None, None, f"--version timed out after {timeout:g} s"
+        raise
+    out = (stdout + stderr).decode("utf-8", "replace")
     first = out.strip().splitlines()[0] if out.strip() else ""
-    if completed.returncode != 0 and "Traceback" in out:
-        return None, None, f"--version crashed (exit status {completed.returncode})"
+    if process.returncode != 0 and "Traceback" in out:
+        return None, None, f"--version crashed (exit status {process.returncode})"
     match = _VERSION.search(first)
     version = match.group(1) if match else None
     lowered = out.lower()

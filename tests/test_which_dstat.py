@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -83,3 +84,32 @@ def test_pcp_dstat_by_shebang_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     info = which_dstat()[0]
     assert info.flavor == "pcp-dstat"
     assert any("pmpython" in note for note in info.evidence)
+
+
+HANGS = """#!/bin/sh
+sleep 300 &
+echo $! > "$CHILD_PID"
+wait
+"""
+
+
+def test_a_version_that_hangs_is_killed_with_what_it_started(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The timeout killed the script only: the "sleep 300" it started ran on.
+    psutil = pytest.importorskip("psutil")
+    install(tmp_path, "dstat", HANGS)
+    monkeypatch.setenv("PATH", f"{tmp_path}:/usr/bin:/bin")
+    monkeypatch.setenv("CHILD_PID", str(tmp_path / "child.pid"))
+    (info,) = [info for info in which_dstat(timeout=2.0) if info.command == "dstat"]
+    assert "--version timed out after 2 s" in info.evidence
+    child = int((tmp_path / "child.pid").read_text())
+    deadline = time.monotonic() + 10  # killed at once; its reaping may take a moment
+    while True:
+        try:
+            if psutil.Process(child).status() == psutil.STATUS_ZOMBIE:
+                break
+        except psutil.NoSuchProcess:
+            break
+        assert time.monotonic() < deadline, f"the script's child {child} still runs"
+        time.sleep(0.01)
