@@ -24,7 +24,8 @@ def match_case(matched: str, replacement: str) -> str:
     """Return *replacement* in the case pattern of *matched*.
 
     All upper case (``str.isupper``) -> upper case; title case (``str.istitle``) -> each
-    space-separated word's first cased character upper and the rest lower; otherwise
+    space-separated word's first cased character in title case (``"ß"`` -> ``"Ss"``, as
+    `str.title` has it) and the rest lower; otherwise
     *replacement* as given. Part by part where both split into as many parts at ``-``,
     or at ``_`` (but not both).
 
@@ -70,9 +71,9 @@ def _match_case(matched: str, replacement: str) -> str:
 
 
 def _title_word(match: re.Match[str]) -> str:
-    """Upper-case the first cased character of a word and lower-case the rest."""
+    """Title-case the first cased character of a word and lower-case the rest."""
     word = match.group()
     for index, char in enumerate(word):
         if char.lower() != char.upper():
-            return word[:index] + char.upper() + word[index + 1 :].lower()
+            return word[:index] + char.title() + word[index + 1 :].lower()
     return word

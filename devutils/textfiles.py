@@ -6,7 +6,9 @@ the new text is streamed into a temporary file in the same directory (named
 attributes (POSIX ACLs among them) and mode (setuid, setgid and sticky bits included),
 fsynced, and renamed over the original. Two rewrites of one file take turns (an advisory
 ``flock`` on the original), so both changes are kept; a file that another program changed
-while it was being rewritten is left as that program left it. `AtomicRewrite` is that
+while it was being rewritten is left as that program left it (except for a write in the
+moment before the rename, or through a descriptor held open: see `AtomicRewrite`, and
+take the ``flock`` to be safe from both). `AtomicRewrite` is that
 mechanism for any transformation; `replace_encoded` streams bytes through a Replacer
 (decoding, replacing, encoding), and `open_regular` opens a file for it.
 """
@@ -59,7 +61,7 @@ TRANSFORMS: Final = frozenset(
 )
 """Codecs (by `codecs.lookup` name) that decode bytes to text but are no text file's
 encoding: written back, they would change the bytes around every match. `replace_encoded`
-refuses them with a LookupError, as Python does bytes-to-bytes codecs (``base64``)."""
+refuses them with a LookupError, as it does bytes-to-bytes codecs (``base64``)."""
 
 _NAME_MAX: Final = 255
 """The longest file name, in bytes, that the common file systems allow."""
@@ -92,6 +94,9 @@ class FileRefusedError(ValueError):
         self.reason = reason
         self.kind = kind
 
+    def __reduce__(self) -> tuple[type[FileRefusedError], tuple[str, str, str]]:
+        return type(self), (self.path, self.reason, self.kind)  # (across processes too)
+
 
 class FileChangedError(OSError):
     """Another process changed the file while it was being rewritten; its change was kept."""
@@ -102,6 +107,9 @@ class FileChangedError(OSError):
 
     def __str__(self) -> str:
         return str(self.args[0])
+
+    def __reduce__(self) -> tuple[type[FileChangedError], tuple[str]]:
+        return type(self), (self.path,)
 
 
 class _Reader(Protocol):
@@ -158,12 +166,14 @@ def replace_encoded(  # noqa: PLR0913 - the streams, then keyword-only settings
     and ``changed``).
 
     Raises:
-        TypeError: If *replacer* is not a `Replacer` or *source* gives anything but bytes.
+        TypeError: If *replacer* is not a `Replacer`, *source* has no ``read`` or gives
+            anything but bytes, or *name* is not a str.
         FileRefusedError: For a NUL character, bytes that do not decode, bytes that
             would not be written back as they were (see `_ReadBack`), or output that
             cannot be encoded (*name* names the file in the message).
         ValueError: If *chunk_size* is not in ``1..MAX_CHUNK``.
-        LookupError: For an unknown *encoding*, or one in `TRANSFORMS`.
+        LookupError: For an unknown *encoding*, a bytes-to-bytes codec (``base64``), or one
+            in `TRANSFORMS`.
 
     Examples:
         >>> import io
@@ -176,9 +186,17 @@ def replace_encoded(  # noqa: PLR0913 - the streams, then keyword-only settings
     """
     chunk_size = check_chunk_size(chunk_size)
     codec = codecs.lookup(encoding).name
+    "".encode(codec)  # a LookupError for a bytes-to-bytes codec (base64, zlib, rot13)
     if codec in TRANSFORMS:
         msg = f"{encoding!r} is a transform, not a text encoding"
         raise LookupError(msg)
+    given: object = name
+    if not isinstance(given, str):
+        msg = f"name must be a str, got {type(given).__name__} {given!r}"
+        raise TypeError(msg)
+    if not callable(getattr(source, "read", None)):
+        msg = f"source must have a read() method, got {type(source).__name__}"
+        raise TypeError(msg)
     decoder = _StrictDecoder(encoding, name)
     encoder = codecs.getincrementalencoder(encoding)(errors="strict")
     state = StreamReplacer(replacer)
@@ -233,15 +251,14 @@ def open_regular(path: str, *, name: str | None = None) -> IO[bytes]:
         if name is None or exc.filename is None:
             raise
         raise OSError(exc.errno, exc.strerror, name) from None
-    source = os.fdopen(descriptor, "rb")
-    try:
+    try:  # (a directory opens too: refused before it is wrapped, which would fail)
         if not stat.S_ISREG(os.fstat(descriptor).st_mode):
             raise FileRefusedError(name or path, "is not a regular file", "not-regular")
         os.set_blocking(descriptor, True)
+        return os.fdopen(descriptor, "rb")
     except BaseException:
-        source.close()
+        os.close(descriptor)
         raise
-    return source
 
 
 class _ReadBack:
@@ -413,7 +430,11 @@ class AtomicRewrite:
     a file name may be); the original is intact either way.
 
     The rename gives the name a new file: other hard links to the original keep its old
-    contents, and the mtime and ctime are the rewrite's.
+    contents, and the mtime and ctime are the rewrite's. A program that holds the file
+    open writes on into the old file, and one that writes in the moment between the last
+    check and the rename does too: those writes are not in the new file. A writer that
+    takes the same ``flock`` and then opens the file, as ``flock FILE -c 'echo line >>
+    FILE'`` does, waits for the rewrite instead, and writes to the new file.
 
     Args:
         path: The file to rewrite.
@@ -445,14 +466,22 @@ class AtomicRewrite:
         sync_directory: bool = True,
     ) -> None:
         given: object = path
-        if not isinstance(given, str | os.PathLike):
-            msg = f"path must be a str or os.PathLike, got {type(given).__name__} {given!r}"
+        name = os.fspath(given) if isinstance(given, str | os.PathLike) else None
+        if not isinstance(name, str):
+            msg = f"path must be a str or os.PathLike of one, got {type(given).__name__} {given!r}"
             raise TypeError(msg)
+        if not name:
+            msg = "path must not be empty"
+            raise ValueError(msg)
         suffix: object = backup_suffix
         if suffix is not None and not isinstance(suffix, str):
             msg = f"backup_suffix must be a str or None, got {suffix!r}"
             raise TypeError(msg)
-        self.name = os.fspath(path)
+        flag: object = sync_directory
+        if not isinstance(flag, bool):
+            msg = f"sync_directory must be a bool, got {type(flag).__name__} {flag!r}"
+            raise TypeError(msg)
+        self.name = name
         self.real = os.path.realpath(self.name)
         self.directory = os.path.dirname(self.real)
         self.backup_suffix = backup_suffix or None
@@ -486,6 +515,8 @@ class AtomicRewrite:
     def _open_locked(self) -> IO[bytes]:
         """Open the file and lock it. A rewrite that held the lock meanwhile renamed a new
         file over the name: then open and lock that one, as often as that happens."""
+        if self.name.endswith(os.sep):  # as open() says, where realpath drops the slash
+            raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), self.name)
         for _ in range(_OPEN_ATTEMPTS):
             source = open_regular(self.real, name=self.name)
             try:
@@ -499,8 +530,14 @@ class AtomicRewrite:
         raise FileChangedError(self.name)
 
     def commit(self) -> None:
-        """Make the temporary file the file (see the class)."""
-        assert self.temporary is not None
+        """Make the temporary file the file (see the class).
+
+        Raises:
+            ValueError: Outside the ``with`` block, or after a commit.
+        """
+        if self.temporary is None:
+            msg = "commit() needs the rewrite open: inside its with block, once"
+            raise ValueError(msg)
         with _naming(self.name):
             self.target.flush()
             self._copy_metadata(self.target.fileno())

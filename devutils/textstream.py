@@ -96,6 +96,8 @@ class StreamReplacer:
     Raises:
         TypeError: If *replacer* has no ``iter_matches`` and ``max_match_length``, or a
             piece fed is not a str.
+        ValueError: If text is fed, or `finish` called, after `finish` (the output is
+            complete: start a new stream for more text).
 
     Examples:
         >>> from devutils.text import Replacer
@@ -117,6 +119,7 @@ class StreamReplacer:
         self._keep = replacer.max_match_length + 1
         self._buffer = ""
         self._previous = ""  # the last character given back
+        self._finished = False
         self.count = 0
         """Replacements made so far."""
         self.changed = False
@@ -128,6 +131,7 @@ class StreamReplacer:
         if not isinstance(given, str):
             msg = f"text must be str, got {describe(given)}"
             raise TypeError(msg)
+        self._check_open("feed")
         self._buffer += text
         if len(self._buffer) < 2 * self._keep:
             return ""
@@ -135,7 +139,14 @@ class StreamReplacer:
 
     def finish(self) -> str:
         """Return the rest of the output."""
+        self._check_open("finish")
+        self._finished = True
         return self._replace(final=True)
+
+    def _check_open(self, method: str) -> None:
+        if self._finished:
+            msg = f"{method}() after finish(): the stream's output is complete"
+            raise ValueError(msg)
 
     def _replace(self, *, final: bool) -> str:
         """The output up to the last final match (all of it if *final*)."""
@@ -200,11 +211,11 @@ def replace_stream(
     stream = StreamReplacer(replacer)
     while True:
         chunk: object = reader.read(chunk_size)
-        if not chunk:
-            break
-        if not isinstance(chunk, str):
+        if not isinstance(chunk, str):  # (b"" or None too: no end of text)
             msg = f"reader must give str (open the file in text mode), got {describe(chunk)}"
             raise TypeError(msg)
+        if not chunk:
+            break
         if out := stream.feed(chunk):
             writer.write(out)
     if out := stream.finish():

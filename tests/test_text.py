@@ -754,3 +754,29 @@ def test_a_refused_key_is_carried_by_the_error(
     assert (error.key, error.reason, error.other) == (key, reason, other)
     clone = pickle.loads(pickle.dumps(error))
     assert (str(clone), clone.key, clone.reason, clone.other) == (str(error), key, reason, other)
+
+
+def test_a_finished_stream_takes_no_more_text() -> None:
+    # It went on: feed("xa"), finish(), feed("b"), finish() gave "xa" and "b", where the
+    # whole text "xab" gives "xX".
+    stream = StreamReplacer(Replacer({"ab": "X"}))
+    assert stream.feed("xa") + stream.finish() == "xa"
+    with pytest.raises(ValueError, match=r"feed\(\) after finish\(\)"):
+        stream.feed("b")
+    with pytest.raises(ValueError, match=r"finish\(\) after finish\(\)"):
+        stream.finish()
+    assert stream.count == 0
+
+
+@pytest.mark.parametrize("chunk", [b"", None, 0])
+def test_replace_stream_refuses_a_reader_that_gives_no_str(chunk: object) -> None:
+    # An empty non-str was taken as the end of the text: the rest was silently lost.
+    class Reader:
+        def __init__(self) -> None:
+            self.chunks: list[object] = ["new ", chunk, "york"]
+
+        def read(self, size: int) -> object:
+            return self.chunks.pop(0) if self.chunks else ""
+
+    with pytest.raises(TypeError, match="reader must give str"):
+        replace_stream(Replacer({"new york": "NYC"}), Reader(), io.StringIO())  # type: ignore[arg-type]

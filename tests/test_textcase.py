@@ -29,6 +29,10 @@ def test_the_case_pattern_is_the_reference(matched: str, replacement: str) -> No
         ("user-ID", "account-id", "account-ID"),
         ("A-b_C", "x-y_z", "x-y_z"),  # as many parts at both separators: as given
         ("Hello", "", ""),
+        # a first letter's title case, where it differs from its upper case (it gave SS, FI)
+        ("Acme", "\u00dftra\u00dfe", "Sstra\u00dfe"),
+        ("Acme", "\ufb01sh", "Fish"),
+        ("Hello", "\u01c6ungla", "\u01c5ungla"),
     ],
 )
 def test_examples_of_each_pattern(matched: str, replacement: str, expected: str) -> None:

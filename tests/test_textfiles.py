@@ -611,3 +611,98 @@ def test_a_refusal_says_its_kind(data: bytes, encoding: str, kind: str) -> None:
     with pytest.raises(FileRefusedError) as caught:
         replace_encoded(unencodable, io.BytesIO(b"a"), io.BytesIO(), name="f", encoding="ascii")
     assert caught.value.kind == "unencodable"
+
+
+@pytest.mark.skipif(shutil.which("flock") is None, reason="needs flock (util-linux)")
+@pytest.mark.skipif(not Path("/proc/locks").exists(), reason="needs /proc/locks to see a waiter")
+def test_a_writer_that_takes_the_flock_waits_and_writes_to_the_new_file(tmp_path: Path) -> None:
+    # What AtomicRewrite's docstring promises such a writer; one that does not lock can
+    # write into the old file in the moment before the rename.
+    path = write(tmp_path / "log.txt", b"first\n")
+    command = f"echo appended >> {path}"
+    with AtomicRewrite(path) as rewrite:
+        data = rewrite.source.read()
+        writer = subprocess.Popen(["flock", str(path), "-c", command])
+        deadline = time.monotonic() + 30
+        inode = f":{path.stat().st_ino} "
+        while not any(  # the writer waits on the lock of this file
+            "->" in line and inode in line for line in Path("/proc/locks").read_text().splitlines()
+        ):
+            assert writer.poll() is None, "the writer did not wait for the lock"
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        rewrite.target.write(data.upper())
+        rewrite.commit()
+    assert writer.wait(timeout=30) == 0
+    assert path.read_bytes() == b"FIRST\nappended\n"
+
+
+def test_a_directory_is_refused_as_not_a_regular_file_and_no_descriptor_leaks(
+    tmp_path: Path,
+) -> None:
+    # os.open opens a directory; wrapping it failed with the descriptor's number as the
+    # file name, and left the descriptor open.
+    before = len(os.listdir("/proc/self/fd")) if Path("/proc/self/fd").exists() else None
+    for _ in range(5):
+        with pytest.raises(FileRefusedError, match="is not a regular file") as info:
+            replace_file(Replacer({"a": "b"}), tmp_path)
+        assert (info.value.path, info.value.kind) == (str(tmp_path), "not-regular")
+    if before is not None:
+        assert len(os.listdir("/proc/self/fd")) == before
+
+
+def test_paths_that_name_no_file_are_refused_as_open_would(tmp_path: Path) -> None:
+    path = write(tmp_path / "a.txt", b"a\n")
+    with pytest.raises(ValueError, match="path must not be empty"):
+        replace_file(Replacer({"a": "b"}), "")
+    with pytest.raises(NotADirectoryError) as info:  # it rewrote a.txt
+        replace_file(Replacer({"a": "b"}), f"{path}/")
+    assert info.value.filename == f"{path}/"
+    with pytest.raises(TypeError, match=r"path must be a str or os\.PathLike of one"):
+        AtomicRewrite(os.fsencode(path))  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="sync_directory must be a bool"):
+        AtomicRewrite(path, sync_directory=1)  # type: ignore[arg-type]
+    assert path.read_bytes() == b"a\n"
+
+
+def test_commit_outside_the_rewrite_is_a_value_error(tmp_path: Path) -> None:
+    path = write(tmp_path / "a.txt", b"a\n")
+    with AtomicRewrite(path) as rewrite:
+        rewrite.target.write(b"b\n")
+        rewrite.commit()
+        with pytest.raises(ValueError, match="commit"):
+            rewrite.commit()
+    with pytest.raises(ValueError, match="commit"):
+        AtomicRewrite(path).commit()
+    assert path.read_bytes() == b"b\n"
+
+
+def test_the_file_errors_pickle_as_they_were() -> None:
+    # A process pool sends a worker's exception back pickled: FileRefusedError broke the
+    # pool, and FileChangedError came back with its message doubled.
+    import pickle
+
+    refused = pickle.loads(pickle.dumps(FileRefusedError("a.bin", "looks binary", "binary")))
+    assert (refused.path, refused.reason, refused.kind, str(refused)) == (
+        "a.bin",
+        "looks binary",
+        "binary",
+        "a.bin: looks binary",
+    )
+    changed = pickle.loads(pickle.dumps(FileChangedError("a.txt")))
+    assert (changed.path, str(changed)) == ("a.txt", str(FileChangedError("a.txt")))
+
+
+@pytest.mark.parametrize("encoding", ["base64", "hex", "zlib", "rot13", "uu", "bz2"])
+def test_bytes_to_bytes_codecs_are_a_lookup_error(tmp_path: Path, encoding: str) -> None:
+    path = write(tmp_path / "a.txt", b"YQ==\n")
+    with pytest.raises(LookupError, match="not a text encoding"):
+        replace_file(Replacer({"a": "b"}), path, encoding=encoding)
+    assert path.read_bytes() == b"YQ==\n"
+
+
+def test_replace_encoded_checks_its_source_and_name() -> None:
+    with pytest.raises(TypeError, match="source must have a read"):
+        replace_encoded(Replacer({"a": "b"}), None, None, name="a.txt")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="name must be a str"):
+        replace_encoded(Replacer({"a": "b"}), io.BytesIO(b"a"), None, name=None)  # type: ignore[arg-type]

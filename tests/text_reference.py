@@ -61,4 +61,4 @@ def _title(word: str) -> str:
     if not cased:
         return word
     i = cased[0]
-    return word[:i] + word[i].upper() + word[i + 1 :].lower()
+    return word[:i] + word[i].title() + word[i + 1 :].lower()
