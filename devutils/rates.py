@@ -39,9 +39,12 @@ __all__ = [
 ]
 
 DISK_FILTER = re.compile(
-    r"^([hsv]d[a-z]+\d+|cciss/c\d+d\d+p\d+|dm-\d+|md\d+|mmcblk\d+p\d0|VxVM\d+|nvme\d+n\d+p\d+)$"
+    r"^([hsv]d[a-z]+\d+|xvd[a-z]+\d+|cciss/c\d+d\d+p\d+|dm-\d+|md\d+|mmcblk\d+p\d+|VxVM\d+"
+    r"|nvme\d+n\d+p\d+|loop\d+p\d+)$"
 )
-"""Devices dool leaves out of its disk total: partitions, device-mapper and md devices."""
+r"""Devices left out of the disk total: partitions, device-mapper and md devices. dool's
+own pattern, but for the partitions it misses (``xvda1``, ``mmcblk0p1`` to ``p9``: its
+``mmcblk\d+p\d0`` takes ``p10``, ``p20``, ...; ``loop0p1``), which it counts twice."""
 NIC_FILTER = re.compile(r"^(lo|bond\d+|face|.+\.\d+)$")
 """Interfaces dool leaves out of its network total: loopback, bonds and VLANs."""
 GROUPS = ("cpu", "disk", "net", "paging", "system", "load", "mem")
@@ -335,6 +338,8 @@ _CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 _PAGE_SIZE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 _SECTOR = 512  # /proc/diskstats counts 512-byte sectors whatever the device's own size
 _KIB = 1024  # /proc/meminfo counts kB
+_TICKS = 2**53
+"""Ticks of a schedule counted exactly; a run further behind restarts it from now."""
 _DISKSTATS_FIELDS = 10  # major, minor, name, reads, merged, sectors read, ms, writes, ...
 _NET_DEV_FIELDS = 16  # after "name:": 8 receive counters, then 8 transmit counters
 
@@ -665,5 +670,6 @@ class CounterSampler:
             produced += 1
             deadline += interval
             behind = time.monotonic() - deadline
-            if behind > 0:
-                deadline += math.ceil(behind / interval) * interval
+            if behind > 0:  # late: the ticks that passed are skipped
+                ticks = behind / interval  # (inf for an interval of 5e-324 s)
+                deadline += math.ceil(ticks) * interval if ticks < _TICKS else behind + interval

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -457,3 +458,59 @@ def test_gpu_columns_wait_for_one_probe_only(
     assert "devutils stat: no GPU columns: " in result.err
     # the time left of the timeout after the backends before it
     assert re.search(r"nvidia-smi timed out after 0\.\d+ s and was killed", result.err)
+
+
+def _one_sample(monkeypatch: pytest.MonkeyPatch, **values: float) -> None:
+    fields: dict[str, Any] = dict.fromkeys(SAMPLE_FIELD_NAMES, 0.0)
+    fields.update(values)
+    sample = Sample(time=1795000000.5, **fields)
+    monkeypatch.setattr(CounterSampler, "run", lambda self, interval, count: iter([sample]))
+
+
+def test_stat_bits_scale_by_1000_as_dool_does(monkeypatch: pytest.MonkeyPatch, cli: Cli) -> None:
+    # 2.51 MB/s is 20.08 Mbit/s: dool shows 20M; scaled by 1024 it was 19M, and a
+    # 10 Gbit/s link 9537M.
+    _one_sample(monkeypatch, net_recv=2_510_411.0, net_send=1.25e9)
+    result = cli(["stat", "-n", "--bits", "1", "1"])
+    assert result.text.splitlines()[2] == "  20M   10G"
+    result = cli(["stat", "-n", "1", "1"])  # bytes: by 1024
+    assert result.text.splitlines()[2] == "2452k 1192M"
+
+
+@pytest.mark.parametrize(
+    ("loads", "shown"),
+    [((99.96, 100.02, 9999.99), " 100  100 10000"), ((9.996, 0.004, 99.94), "10.0 0.00 99.9")],
+)
+def test_stat_load_averages_fit_their_columns_once_rounded(
+    monkeypatch: pytest.MonkeyPatch, cli: Cli, loads: tuple[float, float, float], shown: str
+) -> None:
+    # The decimals were chosen before rounding: 99.96 showed as 100.0, five characters.
+    _one_sample(monkeypatch, **dict(zip(("load1", "load5", "load15"), loads, strict=True)))
+    assert cli(["stat", "-l", "1", "1"]).text.splitlines()[2] == shown
+
+
+def test_stat_output_to_a_pipe_whose_reader_went_away_is_an_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli: Cli
+) -> None:
+    # It ended the run with status 0, as stdout's reader going away does (`| head`).
+    _one_sample(monkeypatch)
+    fifo = tmp_path / "log"
+    os.mkfifo(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # so that the writer can open it
+    try:
+        with monkeypatch.context() as patch:
+            real_open = open
+
+            def open_then_close_the_reader(*args: Any, **kwargs: Any) -> Any:
+                handle = real_open(*args, **kwargs)
+                if str(args[0]) == str(fifo):
+                    os.close(reader)  # the reader goes away before the first row
+                return handle
+
+            patch.setattr("builtins.open", open_then_close_the_reader)
+            result = cli(["stat", "-c", "--output", str(fifo), "1", "1"])
+    finally:
+        with contextlib.suppress(OSError):
+            os.close(reader)
+    assert result.status == 1
+    assert result.err == f"devutils stat: error: {fifo}: Broken pipe (its reader went away)\n"

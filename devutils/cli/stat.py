@@ -167,7 +167,7 @@ class Column:
         self.title = title  # the table's group title, e.g. "dsk/total"
         self.name = name
         self.width = width
-        self.kind = kind  # pct, bytes, net, count, load, time
+        self.kind = kind  # pct, bytes, net, bits, count, load, time
         self.scale = scale
         self.get = get if get is not None else _field(field or name)
         self.render = _renderer(kind, width)
@@ -181,6 +181,10 @@ class Column:
 
 _ONE_DECIMAL = 9.95
 """Scaled values below this keep one decimal (9.9k); from it on, none (10k)."""
+_LOAD_WIDTH = 4
+"""The characters of a load average's column."""
+_BITS = 8
+"""The scale of a network column shown in bits (``--bits``)."""
 
 
 def _human(value: float, width: int, base: int) -> str:
@@ -197,9 +201,13 @@ def _human(value: float, width: int, base: int) -> str:
 
 
 def _load(value: float) -> str:
-    """A load average in four characters at most: 0.25, 12.5, 123."""
-    decimals = 2 if value < 10 else 1 if value < 100 else 0  # noqa: PLR2004 - digits that fit
-    return f"{value:.{decimals}f}"
+    """A load average in four characters at most: 0.25, 12.5, 123 (the decimals chosen
+    for the value as rounded: 9.996 is 10.0, 99.96 is 100)."""
+    for decimals in (2, 1):
+        text = f"{value:.{decimals}f}"
+        if len(text) <= _LOAD_WIDTH:
+            return text
+    return f"{value:.0f}"
 
 
 def _renderer(kind: str, width: int) -> Callable[[float | None], str]:
@@ -218,7 +226,7 @@ def _renderer(kind: str, width: int) -> Callable[[float | None], str]:
         return lambda value: blank if value is None else _load(value).rjust(width)
     if kind == "epoch":
         return lambda value: blank if value is None else f"{int(value)}".rjust(width)
-    base = 1000 if kind == "count" else 1024
+    base = 1000 if kind in ("count", "bits") else 1024  # (bits in SI units, as dool's)
     return lambda value: blank if value is None else _human(value, width, base).rjust(width)
 
 
@@ -251,7 +259,7 @@ def _device(kind: str, device: str, index: int) -> Getter:
 def _device_column(kind: str, device: str, index: int, scale: int) -> Column:
     group = f"{'dsk' if kind == 'disk' else 'net'}/{device}"
     name = (("read", "writ") if kind == "disk" else ("recv", "send"))[index]
-    column_kind = "bytes" if kind == "disk" else "net"
+    column_kind = "bytes" if kind == "disk" else "bits" if scale == _BITS else "net"
     if device == "total":
         field = (("disk_read", "disk_write") if kind == "disk" else ("net_recv", "net_send"))[index]
         return Column(group, group, name, 5, column_kind, field=field, scale=scale)
@@ -297,7 +305,8 @@ def _device_columns(args: argparse.Namespace, chosen: set[str], bits: bool) -> l
             columns.extend(_device_column("disk", disk, index, 1) for index in (0, 1))
     if "net" in chosen:
         for nic in _comma_separated_names(args.nics) or ["total"]:
-            columns.extend(_device_column("net", nic, index, 8 if bits else 1) for index in (0, 1))
+            scale = _BITS if bits else 1
+            columns.extend(_device_column("net", nic, index, scale) for index in (0, 1))
     return columns
 
 
@@ -505,8 +514,11 @@ class _Lines:
         try:
             self.stream.write(line)
             self.stream.flush()
-        except BrokenPipeError:
-            raise
+        except BrokenPipeError as exc:
+            if self.name == "stdout":  # its reader went away: not an error (`| head`)
+                raise
+            msg = f"{self.name}: {exc.strerror or exc} (its reader went away)"
+            raise CliError(msg, status=1) from exc
         except OSError as exc:
             raise OSError(exc.errno, exc.strerror or str(exc), self.name) from exc
 
