@@ -258,14 +258,20 @@ def _device_rates(
     return total, per_device
 
 
-def _cpu_rates(old: Sequence[float], new: Sequence[float]) -> dict[str, float]:
+def _cpu_rates(old: Sequence[float], new: Sequence[float]) -> dict[str, float | None]:
     """dool's cpu columns: usr = user + nice + irq + softirq, sys, idl, wai and stl, each
-    a percentage of the sum of the five (a counter that went back counting 0)."""
-    if len(new) != len(old):
-        msg = f"cpu counters of different lengths: {len(old)} then {len(new)}"
+    a percentage of the sum of the five (a counter that went back counting 0, as steal
+    does on some hypervisors). None where their sum went back: the sums over every cpu
+    drop when one goes offline, and the interval's split is then unknown."""
+    if len(new) != len(old) or len(new) < _CPU_FIELDS:
+        msg = (
+            f"cpu counters must be {_CPU_FIELDS} or more, of one length, got {len(old)}, {len(new)}"
+        )
         raise ValueError(msg)
-    deltas = [max(delta, 0) for delta in map(sub, new[:_CPU_FIELDS], old[:_CPU_FIELDS])]
-    user, nice, system, idle, iowait, irq, softirq, steal = deltas
+    deltas = list(map(sub, new[:_CPU_FIELDS], old[:_CPU_FIELDS]))
+    if sum(deltas) < 0:
+        return dict.fromkeys(("usr", "sys", "idl", "wai", "stl"))
+    user, nice, system, idle, iowait, irq, softirq, steal = (max(delta, 0) for delta in deltas)
     usr = user + nice + irq + softirq
     total = usr + system + idle + iowait + steal
     if total <= 0:  # no time passed on the cpu clock: call it idle

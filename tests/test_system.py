@@ -177,7 +177,9 @@ def test_rates_are_never_negative_or_infinite(before: Snapshot, after: Snapshot)
     for rate in rates:
         assert rate is None or (rate >= 0 and math.isfinite(rate))
     cpu = [s.usr, s.sys, s.idl, s.wai, s.stl]
-    if before.cpu is not None and after.cpu is not None:
+    if before.cpu is not None and after.cpu is not None and sum(after.cpu) < sum(before.cpu):
+        assert cpu == [None] * 5  # a cpu went offline: the split is unknown
+    elif before.cpu is not None and after.cpu is not None:
         assert all(c is not None and 0 <= c <= 100 for c in cpu)
         assert sum(c for c in cpu if c is not None) == pytest.approx(100)
     else:
@@ -390,3 +392,13 @@ def test_a_tiny_interval_runs_without_overflow() -> None:
     # 5e-324 s: the ticks a late sample skipped were infinitely many (OverflowError).
     samples = list(Sampler().run(5e-324, 3))
     assert len(samples) == 3
+
+
+def test_a_cpu_going_offline_leaves_the_split_unknown() -> None:
+    # The sums over every cpu drop; clamping each counter at 0 showed usr=100.
+    before = Snapshot(0.0, 0.0, cpu=(1000.1, 0, 0, 1010, 0, 0, 0, 0))
+    after = Snapshot(1.0, 1.0, cpu=(1000.8, 0, 0, 10.2, 0, 0, 0, 0))
+    s = compute_sample(before, after)
+    assert [s.usr, s.sys, s.idl, s.wai, s.stl] == [None] * 5
+    steal_back = Snapshot(1.0, 1.0, cpu=(1010.1, 0, 0, 1020, 0, 0, 0, -1))  # steal's glitch
+    assert compute_sample(before, steal_back).usr == pytest.approx(50)
