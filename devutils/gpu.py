@@ -22,7 +22,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Final, NamedTuple
+from typing import Any, Final, NamedTuple, TypeVar
 
 __all__ = [
     "BACKENDS",
@@ -58,6 +58,10 @@ _QUERY_GPU = (
 _QUERY_APPS = "gpu_uuid,pid,process_name,used_gpu_memory"
 _NVML_NOT_AVAILABLE = (1 << 63) - 1
 _SMI_VERSION_MISMATCH = 18
+_MOST_SECONDS: Final = 86_400.0
+"""The longest timeout taken: a day (the CLI's bound; past about 2e6 s, the waits on a
+tool overflow)."""
+_T = TypeVar("_T")
 _AMD_VENDOR = "0x1002"
 _VENDORS = {"0x1002": "amd", "0x10de": "nvidia", "0x8086": "intel", "0x106b": "apple"}
 
@@ -175,14 +179,21 @@ def parse_nvidia_smi_csv(text: str) -> list[dict[str, str | None]]:
     import io
 
     _check_text(text)
-    rows = [row for row in csv.reader(io.StringIO(text), skipinitialspace=True) if row]
+    try:  # (a BOM, as a file saved on Windows may begin)
+        reader = csv.reader(io.StringIO(text.removeprefix("\ufeff")), skipinitialspace=True)
+        rows = [row for row in reader if row]
+    except csv.Error as exc:  # a stray carriage return, a field past csv's limit
+        msg = f"not a CSV: {exc}"
+        raise ValueError(msg) from None
     if not rows:
         msg = "empty output"
         raise ValueError(msg)
     header = [re.sub(r"\s*\[[^\]]*\]$", "", name.strip()) for name in rows[0]]
-    named = all(re.fullmatch(r"[a-z_][a-z0-9_.]*", h, re.I) for h in header)
-    if len(header) < 2 or not named:  # noqa: PLR2004 - a CSV of one column is no query's
+    if not all(re.fullmatch(r"[a-z_][a-z0-9_.]*", h, re.I) for h in header):
         msg = f"not an nvidia-smi CSV header: {rows[0][:3]!r}"
+        raise ValueError(msg)
+    if len(set(header)) < len(header):
+        msg = f"a name given twice in the header: {rows[0]!r:.200}"
         raise ValueError(msg)
     records = []
     for number, row in enumerate(rows[1:], start=2):
@@ -246,10 +257,13 @@ def _run_tool(tool: str, command: list[str], timeout: float) -> str:
         with contextlib.suppress(subprocess.TimeoutExpired):
             process.communicate(timeout=1.0)
         if isinstance(exc, subprocess.TimeoutExpired):
-            msg = f"{tool} timed out after {timeout:.2g} s and was killed"
+            msg = f"{tool} timed out after {_seconds(timeout)} s and was killed"
             raise _NotFound(msg) from None
         raise
     text = out.decode("utf-8", "replace")
+    if process.returncode < 0:
+        msg = f"{tool} was killed by signal {-process.returncode}"
+        raise _NotFound(msg)
     if process.returncode != 0:
         first = text.strip().splitlines()[0] if text.strip() else "no output"
         hint = ""
@@ -341,7 +355,10 @@ def _snapshot_nvml(processes: bool) -> list[GpuInfo]:
     try:
         gpus = []
         for index in range(pynvml.nvmlDeviceGetCount()):
-            handle = pynvml.nvmlDeviceGetHandleByIndex(index)
+            try:
+                handle = pynvml.nvmlDeviceGetHandleByIndex(index)
+            except pynvml.NVMLError:  # a GPU lost ("Unable to determine the device handle")
+                continue  # (the others are still read)
 
             def get(function: Callable[..., Any], *args: Any, handle: Any = handle) -> Any:
                 try:
@@ -630,17 +647,24 @@ def _timeout_and_backends(timeout: object, backends: object) -> tuple[float, tup
     if isinstance(timeout, bool) or not isinstance(timeout, int | float):
         msg = f"timeout must be a number of seconds, got {type(timeout).__name__} {timeout!r}"
         raise TypeError(msg)
-    if not 0 < timeout < float("inf"):
-        msg = f"timeout must be a positive number of seconds, got {timeout!r}"
-        raise ValueError(msg)
+    if not 0 < timeout <= _MOST_SECONDS:
+        msg = f"timeout must be a positive number of seconds up to {_MOST_SECONDS:g}, got "
+        raise ValueError(msg + f"{timeout!r:.40}")
     if backends is None:
         chosen = [
             name for name, backend in _BACKENDS.items() if sys.platform.startswith(backend.platform)
         ]
         return float(timeout), tuple(chosen)
-    if isinstance(backends, str) or not isinstance(backends, Sequence):
+    if (
+        isinstance(backends, str | bytes)
+        or not isinstance(backends, Sequence)
+        or not all(isinstance(name, str) for name in backends)
+    ):
         msg = f"backends must be a sequence of backend names, got {backends!r}"
         raise TypeError(msg)
+    if not backends:
+        msg = f"backends must name one backend at least: {', '.join(BACKENDS)}"
+        raise ValueError(msg)
     unknown = [name for name in backends if name not in BACKENDS]
     if unknown:
         msg = f"unknown backend {unknown[0]!r}: the backends are {', '.join(BACKENDS)}"
@@ -648,10 +672,10 @@ def _timeout_and_backends(timeout: object, backends: object) -> tuple[float, tup
     return float(timeout), tuple(dict.fromkeys(backends))
 
 
-def _within(seconds: float, function: Callable[[], list[GpuInfo]], what: str) -> list[GpuInfo]:
+def _within(seconds: float, function: Callable[[], _T], what: str) -> _T:
     """*function*'s answer, or `_NotFound` if it takes longer than *seconds* (it runs in
     a thread of its own, left to finish: an NVML call or a sysfs read cannot be killed)."""
-    result: list[list[GpuInfo]] = []
+    result: list[_T] = []
     error: list[BaseException] = []
 
     def call() -> None:
@@ -664,11 +688,16 @@ def _within(seconds: float, function: Callable[[], list[GpuInfo]], what: str) ->
     worker.start()
     worker.join(seconds)
     if worker.is_alive():
-        msg = f"{what} did not answer within {seconds:.2g} s"
+        msg = f"{what} did not answer within {_seconds(seconds)} s"
         raise _NotFound(msg)
     if error:
         raise error[0]
     return result[0]
+
+
+def _seconds(value: float) -> str:
+    """Seconds as a message shows them: 0.3, 12.5, 150, 86400."""
+    return f"{value:.3g}" if value < 1000 else f"{value:.0f}"  # noqa: PLR2004 - past 3 digits
 
 
 def _left(deadline: float) -> float:
@@ -753,14 +782,19 @@ def _probe(timeout: float, processes: bool, backends: object) -> GpuProbe:
 
 
 @contextlib.contextmanager
-def nvml_session() -> Iterator[None]:
+def nvml_session(*, timeout: float = 5.0) -> Iterator[None]:
     """Keep NVML started for the block, for a loop of `gpu_snapshot` calls (a no-op
-    where NVML cannot start: each snapshot then finds out for itself).
+    where NVML cannot start, or does not within *timeout* seconds: each snapshot then
+    finds out for itself, within its own timeout).
 
     NVML counts its initializations, so inside the block each snapshot's own start and
     shutdown only move the count, instead of setting the library up and tearing it down
     every time (slow without persistence mode; gpustat made the same change for its
     loop mode, its issue #54).
+
+    Raises:
+        TypeError: If *timeout* is not a number.
+        ValueError: If *timeout* is not positive, or more than a day.
 
     Examples:
         On every machine (without NVML the block runs as it would without the session):
@@ -775,10 +809,9 @@ def nvml_session() -> Iterator[None]:
         >>> [[gpu.backend for gpu in gpus] for gpus in samples]  # doctest: +SKIP
         [['nvml'], ['nvml']]
     """
+    seconds, _ = _timeout_and_backends(timeout, None)
     try:
-        import pynvml
-
-        pynvml.nvmlInit()
+        pynvml = _within(seconds, _nvml_started, "NVML")
     except Exception:
         yield
         return
@@ -787,6 +820,13 @@ def nvml_session() -> Iterator[None]:
     finally:
         with contextlib.suppress(Exception):  # shutting down is best effort
             pynvml.nvmlShutdown()
+
+
+def _nvml_started() -> Any:
+    import pynvml
+
+    pynvml.nvmlInit()
+    return pynvml
 
 
 def gpu_snapshot(
@@ -805,13 +845,14 @@ def gpu_snapshot(
     Raises:
         TypeError: If *timeout* is not a number, *processes* not a bool or *backends* not
             a sequence of names.
-        ValueError: If *timeout* is not positive and finite, or a backend is unknown.
+        ValueError: If *timeout* is not positive or more than a day (86400 s), or
+            *backends* is empty or names an unknown backend.
 
     Examples:
         >>> gpu_snapshot(timeout=0)
         Traceback (most recent call last):
         ...
-        ValueError: timeout must be a positive number of seconds, got 0
+        ValueError: timeout must be a positive number of seconds up to 86400, got 0
 
         On a machine with one H200 under load (not run by the tests, which have no GPU;
         there the list is ``[]``):

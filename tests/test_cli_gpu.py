@@ -134,11 +134,22 @@ def wait_for(condition: Callable[[], bool], what: str, seconds: float = 60) -> N
         time.sleep(0.01)
 
 
-def test_ctrl_c_kills_the_hung_tool(fake_smi: FakeSmi, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("signum", "status"),
+    [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGHUP, 129)],
+)
+@pytest.mark.parametrize(
+    "command", [["gpu", "--backend", "nvidia-smi"], ["stat", "--gpu", "--timeout", "600", "1", "1"]]
+)
+def test_a_signal_kills_the_hung_tool(
+    fake_smi: FakeSmi, command: list[str], signum: int, status: int
+) -> None:
+    # SIGTERM and SIGHUP ended devutils at once, and the hung tool ran on (only the live
+    # view on a terminal turned them into an unwinding, as Ctrl-C is).
     fake_smi.serve("h200__590.48.01__load__query-gpu.csv")
     fake_smi.hang(600)
     process = subprocess.Popen(
-        [sys.executable, "-m", "devutils", "gpu", "--backend", "nvidia-smi"],
+        [sys.executable, "-m", "devutils", *command],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         start_new_session=True,
@@ -146,9 +157,9 @@ def test_ctrl_c_kills_the_hung_tool(fake_smi: FakeSmi, tmp_path: Path) -> None:
     wait_for(lambda: bool(fake_smi.calls()), "nvidia-smi started")  # it logs, then sleeps
     children = Path(f"/proc/{process.pid}/task/{process.pid}/children").read_text().split()
     assert children  # nvidia-smi (the fake: a shell, sleeping) is running
-    os.kill(process.pid, signal.SIGINT)  # only devutils: the tool is in a group of its own
+    os.kill(process.pid, signum)  # only devutils: the tool is in a group of its own
     process.wait(timeout=60)
-    assert process.returncode == 130
+    assert process.returncode == status
     wait_for(lambda: not any(Path(f"/proc/{c}").exists() for c in children), "the tool killed")
 
 

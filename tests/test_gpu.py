@@ -633,3 +633,83 @@ def test_ctrl_c_while_the_tool_starts_still_kills_it(
         bystander.join()
     (process,) = started
     assert process.returncode is not None  # killed and reaped, not left running
+
+
+# -- what the backends meet now and then ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("index, name\r0, X\r", "not a CSV"),  # csv.Error escaped: a stray carriage return
+        ("index, index\n0, 1\n", "a name given twice"),
+        ("NVIDIA-SMI has failed because it couldn't communicate\n", "not an nvidia-smi CSV"),
+    ],
+)
+def test_csv_that_is_not_nvidia_smis_is_a_value_error(text: str, problem: str) -> None:
+    with pytest.raises(ValueError, match=problem):
+        parse_nvidia_smi_csv(text)
+
+
+def test_a_one_column_query_and_a_bom_parse() -> None:
+    # `nvidia-smi --query-gpu=name --format=csv` was refused as no header.
+    assert parse_nvidia_smi_csv("name\nNVIDIA H200\n") == [{"name": "NVIDIA H200"}]
+    assert parse_nvidia_smi_csv("\ufeffindex, name\n0, X\n") == [{"index": "0", "name": "X"}]
+
+
+def test_one_lost_gpu_leaves_the_others(
+    monkeypatch: pytest.MonkeyPatch, fake_pynvml: FakePynvml
+) -> None:
+    # NVML's "Unable to determine the device handle" for one GPU lost them all.
+    module, _ = fake_pynvml()
+    module.nvmlDeviceGetCount = lambda: 2
+
+    def handle(index: int) -> Any:
+        if index == 1:
+            raise module.NVMLError("GPU is lost")
+        return ("h", index)
+
+    module.nvmlDeviceGetHandleByIndex = handle
+    monkeypatch.setitem(sys.modules, "pynvml", module)
+    assert [gpu.name for gpu in gpu_snapshot(backends=["nvml"])] == ["NVIDIA H200"]
+
+
+def test_an_nvml_start_that_hangs_is_given_up_on(
+    monkeypatch: pytest.MonkeyPatch, fake_pynvml: FakePynvml
+) -> None:
+    # nvml_session() started NVML in the main thread, with no time limit.
+    module, _ = fake_pynvml()
+    release = threading.Event()
+    module.nvmlInit = lambda: release.wait(60)
+    monkeypatch.setitem(sys.modules, "pynvml", module)
+    try:
+        started = time.monotonic()
+        with gpu.nvml_session(timeout=0.2):
+            pass
+        assert time.monotonic() - started < 30
+    finally:
+        release.set()
+
+
+@pytest.mark.parametrize(
+    ("options", "error"),
+    [
+        ({"timeout": 2.2e6}, ValueError),  # past what a wait on a tool takes: []
+        ({"timeout": 10**400}, ValueError),  # an OverflowError
+        ({"backends": b"nvml"}, TypeError),  # "unknown backend 110"
+        ({"backends": [1]}, TypeError),
+        ({"backends": ()}, ValueError),  # found nothing, and said nothing why
+    ],
+)
+def test_bad_probe_arguments_are_refused(options: dict[str, Any], error: type[Exception]) -> None:
+    with pytest.raises(error):
+        gpu_probe(**options)
+
+
+def test_a_tool_killed_by_a_signal_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    script = tmp_path / "nvidia-smi"
+    script.write_text("#!/bin/sh\nkill -9 $$\n")
+    script.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    probe = gpu_probe(backends=["nvidia-smi"])
+    assert probe.reason == "nvidia-smi was killed by signal 9"  # (was "exit status -9")

@@ -56,6 +56,10 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # SIGTERM, SIGHUP: unwind as Ctrl-C does, so that a running nvidia-smi is killed
+    # (status 128 + N), and in the live view curses restores the terminal (not ncurses'
+    # exit(1)).
+    catch_signals()
     if args.count is not None and args.watch is None:
         msg = "--count needs --watch (devutils gpu --watch 1 --count N)"
         raise CliError(msg)
@@ -136,14 +140,11 @@ def _samples(args: argparse.Namespace) -> Any:
 
 
 def _watch(args: argparse.Namespace) -> int:
-    with nvml_session():
+    with nvml_session(timeout=args.timeout):
         try:
             if sys.stdout.isatty():
                 import curses
 
-                # SIGTERM, SIGHUP: unwind as Ctrl-C does (curses restores the terminal, a
-                # running nvidia-smi is killed, status 128 + N), not ncurses' exit(1).
-                catch_signals()
                 curses.wrapper(_screen, args)
             else:
                 _print_sample_lines(args)

@@ -15,7 +15,7 @@ import sys
 import time
 from collections.abc import Callable
 
-from devutils.cli.common import CliError, positive_int, positive_seconds
+from devutils.cli.common import CliError, catch_signals, positive_int, positive_seconds
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing slows every start
 if TYPE_CHECKING:
@@ -538,7 +538,8 @@ def run(args: argparse.Namespace) -> int:
         args.timeout = 5.0
     from devutils.gpu import gpu_probe, nvml_session
 
-    with nvml_session():  # one NVML start for the run, not one per sample
+    catch_signals()  # SIGTERM, SIGHUP: a running nvidia-smi is killed, as on Ctrl-C
+    with nvml_session(timeout=args.timeout):  # one NVML start for the run, not one per sample
         probe = gpu_probe(timeout=args.timeout, processes=False)
         if not probe.snapshot:
             print(f"devutils stat: no GPU columns: {probe.reason}", file=sys.stderr)
