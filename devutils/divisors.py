@@ -16,13 +16,15 @@ import itertools
 import math
 from typing import Final, Literal
 
+from devutils.messages import shown
+
 __all__ = ["LIMIT", "divisors", "has_divisor_in", "nearest_multiple", "prime_factors"]
 
 LIMIT: Final = 3_317_044_064_679_887_385_961_981
-"""The numbers factored are below this: up to here Miller-Rabin with the bases 2 to 37
-decides primality exactly, and factoring the hardest number below it (two primes near
-1.8 * 10**12) takes a few seconds."""
-_WITNESSES: Final = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37)
+"""The numbers factored are below this: up to here Miller-Rabin with the bases 2 to 41
+decides primality exactly (2 to 37 only up to 3.18 * 10**23), and factoring the hardest
+number below it (two primes near 1.8 * 10**12) takes a few seconds."""
+_WITNESSES: Final = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41)
 """Miller-Rabin bases that decide every n below 3.3 * 10**24."""
 _TRIAL: Final = 1000
 """Trial division up to here before Pollard's rho."""
@@ -36,10 +38,10 @@ def _check_int_below_limit(name: str, value: object, minimum: int = 1) -> int:
         msg = f"{name} must be an int, got {type(value).__name__} {value!r}"
         raise TypeError(msg)
     if value < minimum:
-        msg = f"{name} must be >= {minimum}, got {value}"
+        msg = f"{name} must be >= {minimum}, got {shown(value)}"
         raise ValueError(msg)
     if value >= LIMIT:
-        msg = f"{name} must be below 3.3 * 10**24 (devutils.divisors.LIMIT), got {value}"
+        msg = f"{name} must be below 3.3 * 10**24 (devutils.divisors.LIMIT), got {shown(value)}"
         raise ValueError(msg)
     return value
 

@@ -100,3 +100,16 @@ def test_bad_input_names_the_argument_and_the_value(
 ) -> None:
     with pytest.raises(error, match="^" + re.escape(message)):
         call()
+
+
+def test_the_strong_pseudoprime_to_the_bases_2_to_37_is_factored() -> None:
+    # 318665857834031151167461 passes Miller-Rabin for every base 2..37 (the smallest
+    # that does): it was called prime, below LIMIT, where 41 is a base too.
+    n = 318665857834031151167461
+    assert prime_factors(n) == {399165290221: 1, 798330580441: 1}
+    assert has_divisor_in(n, 2, 10**12)
+
+
+def test_an_int_too_long_for_a_repr_is_refused_by_its_size() -> None:
+    with pytest.raises(ValueError, match=r"n must be below .* got <an int of about 5001 digits>"):
+        divisors(10**5000)

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from devutils.messages import describe
+from devutils.messages import describe, shown
 
 _VALUES = st.one_of(
     st.text(), st.binary(), st.integers(), st.floats(), st.none(), st.lists(st.integers())
@@ -32,3 +32,24 @@ def test_a_bad_limit_is_named() -> None:
         describe(1, True)
     with pytest.raises(ValueError, match="limit must be at least 4, got 3"):
         describe(1, 3)
+
+
+@given(_VALUES, st.integers(4, 200))
+def test_shown_is_describe_without_the_type(value: object, limit: int) -> None:
+    assert describe(value, limit) == f"{type(value).__name__} {shown(value, limit)}"
+
+
+@given(st.integers(4301, 20_000), st.booleans())
+def test_an_int_too_long_for_a_repr_is_shown_by_its_size(digits: int, negative: bool) -> None:
+    # repr raised ValueError past 4,300 digits, so a message about such an int failed.
+    value = (-1 if negative else 1) * 10 ** (digits - 1)
+    expected = f"{'-' if negative else ''}<an int of about {digits} digits>"
+    assert shown(value, limit=200) == expected
+
+
+def test_a_repr_that_fails_is_shown_as_failed() -> None:
+    class Broken:
+        def __repr__(self) -> str:
+            raise RuntimeError("boom")
+
+    assert describe(Broken()) == "Broken <repr failed: RuntimeError>"
