@@ -32,6 +32,8 @@ class DstatInfo:
     evidence: tuple[str, ...]
 
 
+_MOST_SECONDS = 86_400
+"""The longest *timeout* taken: a day."""
 _VERSION = re.compile(r"(\d+\.\d+(?:\.\d+)*)")
 
 
@@ -90,7 +92,13 @@ def _flavor_from_version(path: str, timeout: float) -> tuple[str | None, str | N
     except BaseException as exc:  # a timeout, or Ctrl-C: no part of it is left running
         with contextlib.suppress(OSError):
             os.killpg(process.pid, signal.SIGKILL)
-        process.communicate()
+        # (a process that left the session may hold the pipes open: not waited for)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.communicate(timeout=1.0)
+        for pipe in (process.stdout, process.stderr):
+            if pipe is not None:
+                pipe.close()
+        process.wait()
         if isinstance(exc, subprocess.TimeoutExpired):
             return None, None, f"--version timed out after {timeout:g} s"
         raise
@@ -107,15 +115,23 @@ def _flavor_from_version(path: str, timeout: float) -> tuple[str | None, str | N
         return "dool", version, f"--version says {first!r}"
     if first.lower().startswith("dstat"):
         return "dstat", version, f"--version says {first!r}"
-    return None, version, f"--version says {first!r}"
+    # no dstat's answer (`/usr/bin/env: 'python2.7': No such file`): its numbers are not
+    # the version
+    return None, None, f"--version says {first!r}"
 
 
 def which_dstat(*, timeout: float = 5.0) -> list[DstatInfo]:
     """Tell what ``dstat``, ``dool`` and ``pcp-dstat`` on PATH really are.
 
     Decides from the file first (a symlink to ``pcp-dstat``, a ``pmpython`` shebang, the
-    script's own markers), then from ``--version`` (with a *timeout*), so pcp-dstat is
-    recognized even when its ``--version`` crashes.
+    script's own markers), then from ``--version`` (with a *timeout*; killed with what it
+    started at the timeout), so pcp-dstat is recognized even when its ``--version``
+    crashes. A version is the one ``--version`` reports where it answers as a dstat does
+    (``Dstat 0.7.4``), else the script's own ``VERSION``.
+
+    Raises:
+        TypeError: If *timeout* is not a number.
+        ValueError: If *timeout* is not positive, or more than a day.
 
     Examples:
         >>> [info.command for info in which_dstat()]
@@ -123,6 +139,12 @@ def which_dstat(*, timeout: float = 5.0) -> list[DstatInfo]:
     """
     import shutil
 
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float):
+        msg = f"timeout must be a number of seconds, got {type(timeout).__name__} {timeout!r}"
+        raise TypeError(msg)
+    if not 0 < timeout <= _MOST_SECONDS:
+        msg = f"timeout must be a positive number of seconds up to {_MOST_SECONDS:g}, got "
+        raise ValueError(msg + f"{timeout!r:.40}")
     results = []
     for command in ("dstat", "dool", "pcp-dstat"):
         path = shutil.which(command)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import sys
 import time
 from pathlib import Path
@@ -113,3 +114,48 @@ def test_a_version_that_hangs_is_killed_with_what_it_started(
             break
         assert time.monotonic() < deadline, f"the script's child {child} still runs"
         time.sleep(0.01)
+
+
+def test_a_version_is_not_read_from_an_error_message(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # "/usr/bin/env: 'python2.7': No such file or directory" gave dstat "2.7".
+    script = ORIGINAL.replace("VERSION = '0.7.4'", "VERSION = '0.7.3'")
+    path = tmp_path / "dstat"
+    path.write_text(script.replace("#!/usr/bin/python3", "#!/usr/bin/env python2.7-nowhere"))
+    path.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}:/usr/bin:/bin")
+    (info,) = [info for info in which_dstat() if info.command == "dstat"]
+    assert (info.flavor, info.version) == ("dstat", "0.7.3")
+
+
+ESCAPES = """#!/bin/sh
+setsid sleep 300 &
+sleep 300
+"""
+
+
+def test_a_version_whose_child_left_the_session_is_still_bounded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # After the kill, waiting for the pipes to close waited for the escaped child.
+    install(tmp_path, "dstat", ESCAPES)
+    monkeypatch.setenv("PATH", f"{tmp_path}:/usr/bin:/bin")
+    started = time.monotonic()
+    which_dstat(timeout=1.0)
+    assert time.monotonic() - started < 60  # (it took the escaped sleep's 300 s)
+
+
+@pytest.mark.parametrize(
+    ("timeout", "error"),
+    [
+        ("5", TypeError),
+        (math.nan, ValueError),
+        (math.inf, ValueError),
+        (-1, ValueError),
+        (None, TypeError),
+    ],
+)
+def test_a_bad_timeout_is_refused(timeout: object, error: type[Exception]) -> None:
+    with pytest.raises(error, match="timeout must be"):
+        which_dstat(timeout=timeout)  # type: ignore[arg-type]
