@@ -1362,6 +1362,71 @@ def test_outside_a_repository_nothing_is_ignored(tmp_path: Path, cli: Cli) -> No
     assert result.text == f"{tree}/notes.log: 1\n"
 
 
+def _git_init(folder: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(folder)], check=True)
+
+
+def test_a_repository_inside_is_walked_by_its_own_rules(
+    repository: Path, monkeypatch: pytest.MonkeyPatch, cli: Cli
+) -> None:
+    # git lists a repository inside as one folder, so nothing in it was walked; outside
+    # any repository, a repository inside had its .gitignore left unread (rg reads both).
+    inner = repository / "vendor" / "lib"
+    inner.mkdir(parents=True)
+    _git_init(inner)
+    write(inner / "lib.txt", b"colour\n")
+    write(inner / "lib.log", b"colour\n")
+    write(inner / ".gitignore", b"*.log\n")
+    monkeypatch.chdir(repository)
+    args = ["replace", "-r", "--dry-run", "--pair", "colour", "color"]
+    assert cli([*args, "vendor"]).text == "vendor/lib/lib.txt: 1\n"
+    outside = repository / "build" / "plain"  # (in no repository's listing: walked whole)
+    outside.mkdir()
+    shutil.move(str(repository / "vendor"), str(outside / "vendor"))
+    write(outside / "top.log", b"colour\n")
+    assert cli([*args, "build/plain"]).text == (
+        "build/plain/top.log: 1\nbuild/plain/vendor/lib/lib.txt: 1\n"
+    )
+
+
+def test_a_folder_git_ignores_named_on_the_command_line_is_walked(
+    repository: Path, monkeypatch: pytest.MonkeyPatch, cli: Cli
+) -> None:
+    # It gave nothing, and status 0; rg walks a folder it is given.
+    monkeypatch.chdir(repository)
+    result = cli(["replace", "-r", "--dry-run", "--pair", "colour", "color", "build"])
+    assert (result.status, result.text) == (0, "build/out.txt: 1\n")
+
+
+def test_git_s_own_location_in_the_environment_is_not_followed(
+    repository: Path, monkeypatch: pytest.MonkeyPatch, cli: Cli
+) -> None:
+    # GIT_DIR=.git (as git sets it in a hook) made git read the wrong folder for "src":
+    # nothing was ignored.
+    write(repository / "src" / "debug.log", b"colour\n")
+    monkeypatch.chdir(repository)
+    monkeypatch.setenv("GIT_DIR", ".git")
+    result = cli(["replace", "-r", "--dry-run", "--pair", "colour", "color", "src"])
+    assert result.text == "src/a.txt: 1\nsrc/deep/b.txt: 1\n"
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root, to give the repository away")
+def test_a_repository_git_refuses_to_read_is_named_not_walked_whole(
+    repository: Path, cli: Cli
+) -> None:
+    # git refuses another user's repository ("dubious ownership"): nothing was ignored,
+    # and nothing said so.
+    for path in [repository, *repository.rglob("*")]:
+        os.lchown(path, 65534, 65534)
+    result = cli(["replace", "-r", "--dry-run", "--pair", "colour", "color", str(repository)])
+    assert (result.status, result.text) == (1, "")
+    assert "cannot tell what git ignores here (git: fatal: detected dubious" in result.err
+    assert "--no-ignore walks it whole); not searched" in result.err
+    args = ["replace", "-r", "--dry-run", "--no-ignore", "--pair", "colour", "x"]
+    walked = cli([*args, str(repository)])
+    assert (walked.status, walked.text.count(": 1\n")) == (0, 5)
+
+
 def test_the_map_file_is_never_rewritten(
     repository: Path, monkeypatch: pytest.MonkeyPatch, cli: Cli
 ) -> None:

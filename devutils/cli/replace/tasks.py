@@ -102,58 +102,146 @@ def expand(
             if not recursive:
                 msg = f"{name} is a directory (use --recursive to walk it)"
                 raise CliError(msg)
-            kept = _not_ignored(name) if ignore else None
-            yield from _walk(name, hidden=hidden, kept=kept)
+            yield from _walk(name, hidden=hidden, ignore=ignore)
         else:
             yield Task(name, True, _size(name))
+
+
+_GIT_LOCATION = (
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_COMMON_DIR",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_PREFIX",
+)
+"""What git's environment may say of where a repository is (set inside a git hook): git
+is asked about each folder's own repository instead."""
+
+
+class _GitFailed(Exception):
+    """git could not say what it ignores in a work tree."""
 
 
 def _not_ignored(top: str) -> set[str] | None:
     """The files under *top* that git does not ignore (tracked, or untracked and not
     matched by .gitignore, .git/info/exclude or the global excludes), as paths under
-    *top*; None where *top* is not in a git work tree or git is not installed."""
+    *top*, a repository inside it listed as its folder; None where *top* is in no git
+    work tree, or is one that git ignores (named on the command line: walked whole).
+
+    Raises:
+        _GitFailed: If *top* is in a work tree and git cannot list it (not installed, a
+            repository of another user's that git refuses to read).
+    """
     import subprocess
 
+    environment = {key: value for key, value in os.environ.items() if key not in _GIT_LOCATION}
+    command = ["git", "-C", top, "ls-files", "-z", "--cached", "--others", "--exclude-standard"]
     try:
-        listed = subprocess.run(
-            ["git", "-C", top, "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-            capture_output=True,
-            check=False,
-        )
-    except OSError:  # no git
+        listed = subprocess.run(command, capture_output=True, check=False, env=environment)
+    except OSError as exc:  # no git
+        if _in_work_tree(top):
+            msg = f"git could not be run ({exc.strerror})"
+            raise _GitFailed(msg) from None
         return None
-    if listed.returncode != 0:  # not a work tree
-        return None
-    return {
+    if listed.returncode != 0:
+        said = listed.stderr.decode("utf-8", "replace").strip()
+        if "not a git repository" in said:
+            return None
+        first = said.splitlines()[0] if said else f"exit status {listed.returncode}"
+        msg = f"git: {first}"
+        raise _GitFailed(msg)
+    kept = {
         os.path.normpath(os.path.join(top, os.fsdecode(name)))
         for name in listed.stdout.split(b"\0")
         if name
     }
+    if not kept and _ignored_by_git(top, environment):
+        return None
+    return kept
 
 
-def _walk(top: str, *, hidden: bool, kept: set[str] | None) -> Iterator[Task]:
-    """The regular files under *top*, sorted (only those in *kept*, unless None); as
-    ``rg`` does, symlinks are not followed (neither to files nor to folders), and a
-    folder that cannot be read is a task whose error says so."""
+def _in_work_tree(folder: str) -> bool:
+    """Whether *folder* or one above it holds a ``.git``."""
+    folder = os.path.abspath(folder)
+    while True:
+        if os.path.lexists(os.path.join(folder, ".git")):
+            return True
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return False
+        folder = parent
+
+
+def _ignored_by_git(folder: str, environment: dict[str, str]) -> bool:
+    """Whether git ignores *folder* itself (``build/`` in .gitignore)."""
+    import subprocess
+
+    command = ["git", "-C", folder, "check-ignore", "-q", "--no-index", "."]
+    done = subprocess.run(command, capture_output=True, check=False, env=environment)
+    return done.returncode == 0
+
+
+def _walk(top: str, *, hidden: bool, ignore: bool) -> Iterator[Task]:
+    """The regular files under *top*, sorted, without what git ignores there (with
+    *ignore*; each repository inside by its own rules, as ``rg`` does). As ``rg`` does,
+    symlinks are not followed (neither to files nor to folders); a folder that cannot be
+    read, or whose git cannot list what it ignores, is a task whose error says so."""
+    kept = None
+    if ignore:
+        try:
+            kept = _not_ignored(top)
+        except _GitFailed as exc:
+            reason = f"cannot tell what git ignores here ({exc}; --no-ignore walks it whole)"
+            yield Task(top, False, 0, error=reason)
+            return
     folders = None if kept is None else _folders_of(kept)
-    unreadable: list[OSError] = []
-    for directory, subdirs, files in os.walk(top, onerror=unreadable.append):
-        yield from _unreadable(unreadable)
-        subdirs[:] = sorted(d for d in subdirs if hidden or not d.startswith("."))
-        subdirs[:] = [d for d in subdirs if d != ".git"]  # never walk into .git
-        if folders is not None:  # a folder git ignores is not walked at all
-            subdirs[:] = [
-                d for d in subdirs if os.path.normpath(os.path.join(directory, d)) in folders
-            ]
-        for file in sorted(files):
-            if hidden or not file.startswith("."):
-                path = os.path.join(directory, file)
-                if kept is not None and os.path.normpath(path) not in kept:
-                    continue
-                # skips symlinks, sockets, FIFOs and devices
-                if not os.path.islink(path) and os.path.isfile(path):
-                    yield Task(path, False, _size(path))
-    yield from _unreadable(unreadable)  # the last folders walked, or *top* itself
+    yield from _walk_folder(top, hidden=hidden, ignore=ignore, kept=kept, folders=folders)
+
+
+def _walk_folder(
+    folder: str, *, hidden: bool, ignore: bool, kept: set[str] | None, folders: set[str] | None
+) -> Iterator[Task]:
+    try:
+        files, subfolders = _listing(folder, hidden=hidden)
+    except OSError as exc:
+        yield Task(folder, False, 0, error=exc.strerror or str(exc))
+        return
+    for path in files:
+        if kept is None or os.path.normpath(path) in kept:
+            yield Task(path, False, _size(path))
+    for subfolder in subfolders:
+        path = os.path.normpath(subfolder)
+        if kept is not None and folders is not None and path not in folders and path not in kept:
+            continue  # a folder git ignores is not walked at all
+        if ignore and os.path.lexists(os.path.join(subfolder, ".git")):  # a repository
+            yield from _walk(subfolder, hidden=hidden, ignore=ignore)  # by its own rules
+        else:
+            yield from _walk_folder(
+                subfolder, hidden=hidden, ignore=ignore, kept=kept, folders=folders
+            )
+
+
+def _listing(folder: str, *, hidden: bool) -> tuple[list[str], list[str]]:
+    """The regular files and the folders in *folder*, by name (no symlink, FIFO or device;
+    no ``.git``; nothing hidden unless *hidden*)."""
+    files: list[str] = []
+    subfolders: list[str] = []
+    with os.scandir(folder) as listing:
+        entries = sorted(listing, key=lambda entry: entry.name)
+    for entry in entries:
+        if not hidden and entry.name.startswith("."):
+            continue
+        try:
+            if entry.is_dir(follow_symlinks=False):
+                if entry.name != ".git":  # never walked into
+                    subfolders.append(entry.path)
+            elif entry.is_file(follow_symlinks=False):
+                files.append(entry.path)
+        except OSError:  # (gone meanwhile)
+            continue
+    return files, subfolders
 
 
 def _folders_of(paths: set[str]) -> set[str]:
@@ -165,12 +253,6 @@ def _folders_of(paths: set[str]) -> set[str]:
             folders.add(folder)
             folder = os.path.dirname(folder)
     return folders
-
-
-def _unreadable(errors: list[OSError]) -> Iterator[Task]:
-    for error in errors:
-        yield Task(str(error.filename), False, 0, error=error.strerror or str(error))
-    errors.clear()
 
 
 def _size(path: str) -> int:
