@@ -24,6 +24,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Final, NamedTuple, TypeVar
 
+from devutils.limits import check_seconds
+
 __all__ = [
     "BACKENDS",
     "GIB",
@@ -58,9 +60,6 @@ _QUERY_GPU = (
 _QUERY_APPS = "gpu_uuid,pid,process_name,used_gpu_memory"
 _NVML_NOT_AVAILABLE = (1 << 63) - 1
 _SMI_VERSION_MISMATCH = 18
-_MOST_SECONDS: Final = 86_400.0
-"""The longest timeout taken: a day (the CLI's bound; past about 2e6 s, the waits on a
-tool overflow)."""
 _T = TypeVar("_T")
 _AMD_VENDOR = "0x1002"
 _VENDORS = {"0x1002": "amd", "0x10de": "nvidia", "0x8086": "intel", "0x106b": "apple"}
@@ -644,17 +643,12 @@ def _mac_vendor(driver_class: str) -> str:
 
 
 def _timeout_and_backends(timeout: object, backends: object) -> tuple[float, tuple[str, ...]]:
-    if isinstance(timeout, bool) or not isinstance(timeout, int | float):
-        msg = f"timeout must be a number of seconds, got {type(timeout).__name__} {timeout!r}"
-        raise TypeError(msg)
-    if not 0 < timeout <= _MOST_SECONDS:
-        msg = f"timeout must be a positive number of seconds up to {_MOST_SECONDS:g}, got "
-        raise ValueError(msg + f"{timeout!r:.40}")
+    seconds = check_seconds("timeout", timeout)
     if backends is None:
         chosen = [
             name for name, backend in _BACKENDS.items() if sys.platform.startswith(backend.platform)
         ]
-        return float(timeout), tuple(chosen)
+        return seconds, tuple(chosen)
     if (
         isinstance(backends, str | bytes)
         or not isinstance(backends, Sequence)
@@ -669,7 +663,7 @@ def _timeout_and_backends(timeout: object, backends: object) -> tuple[float, tup
     if unknown:
         msg = f"unknown backend {unknown[0]!r}: the backends are {', '.join(BACKENDS)}"
         raise ValueError(msg)
-    return float(timeout), tuple(dict.fromkeys(backends))
+    return seconds, tuple(dict.fromkeys(backends))
 
 
 def _within(seconds: float, function: Callable[[], _T], what: str) -> _T:

@@ -12,6 +12,8 @@ import os
 import re
 from dataclasses import dataclass
 
+from devutils.limits import check_seconds
+
 __all__ = ["DstatInfo", "which_dstat"]
 
 
@@ -32,8 +34,6 @@ class DstatInfo:
     evidence: tuple[str, ...]
 
 
-_MOST_SECONDS = 86_400
-"""The longest *timeout* taken: a day."""
 _VERSION = re.compile(r"(\d+\.\d+(?:\.\d+)*)")
 
 
@@ -139,12 +139,7 @@ def which_dstat(*, timeout: float = 5.0) -> list[DstatInfo]:
     """
     import shutil
 
-    if isinstance(timeout, bool) or not isinstance(timeout, int | float):
-        msg = f"timeout must be a number of seconds, got {type(timeout).__name__} {timeout!r}"
-        raise TypeError(msg)
-    if not 0 < timeout <= _MOST_SECONDS:
-        msg = f"timeout must be a positive number of seconds up to {_MOST_SECONDS:g}, got "
-        raise ValueError(msg + f"{timeout!r:.40}")
+    timeout = check_seconds("timeout", timeout)
     results = []
     for command in ("dstat", "dool", "pcp-dstat"):
         path = shutil.which(command)

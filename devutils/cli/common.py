@@ -13,7 +13,7 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 
-from devutils.limits import MAX_INT
+from devutils.limits import MAX_INT, MAX_SECONDS
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing slows every start
 if TYPE_CHECKING:
@@ -130,7 +130,7 @@ def positive_seconds(text: str) -> float:
     return value
 
 
-SECONDS_MAX = 86400
+SECONDS_MAX = MAX_SECONDS
 
 
 class Terminated(BaseException):
