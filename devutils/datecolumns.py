@@ -30,6 +30,7 @@ module itself (their objects bring them).
 from __future__ import annotations
 
 import functools
+import operator
 from datetime import date, datetime, timedelta, timezone
 from typing import Any, NoReturn
 
@@ -612,7 +613,7 @@ def _steps(n: Any, length: int) -> Any:
         raise TypeError(msg)
     limit = (_LAST_YEAR + 1) * _MONTHS  # further is outside years 1..9999 anyway
     if not column:
-        return np.full(length, max(-limit, min(limit, int(n))), dtype=np.int64)
+        return np.full(length, max(-limit, min(limit, _one_step(n))), dtype=np.int64)
     steps = np.asarray(n.to_numpy() if hasattr(n, "to_numpy") else n)
     if steps.dtype.kind not in "iu" or steps.ndim != 1:
         msg = f"n must hold ints, got a column of {steps.dtype}"
@@ -621,6 +622,17 @@ def _steps(n: Any, length: int) -> Any:
         msg = f"d and n must have the same length, got {length} and {len(steps)}"
         raise ValueError(msg)
     return np.clip(steps, -limit, limit).astype(np.int64)
+
+
+def _one_step(n: Any) -> int:
+    """*n*, an int (a 0-d array of ints is one; of floats or bools, not)."""
+    msg = f"n must be an int or a column of ints, got {type(n).__name__} {n!r:.80}"
+    if getattr(n, "dtype", None) is not None and n.dtype.kind not in "iu":
+        raise TypeError(msg)
+    try:
+        return operator.index(n)
+    except TypeError:
+        raise TypeError(msg) from None
 
 
 def _is_steps(n: Any) -> bool:
@@ -671,7 +683,7 @@ def _folds(column: _Column, rows: Any = slice(None)) -> Any:
     return (column.instants[rows] > earliest) & present
 
 
-def _candidates(wall: Any, tz: Any, name: str) -> tuple[Any, Any]:
+def _candidates(wall: Any, tz: Any, name: str, what: str | None = None) -> tuple[Any, Any]:
     """The instants (UTC, in the unit of *wall*) of each wall time in *tz* (the zone of
     argument *name*) with fold 0 and with fold 1: the earlier and the later of a repeated
     time; for a time that a DST gap skips, those of the offsets before and after the gap
@@ -679,7 +691,8 @@ def _candidates(wall: Any, tz: Any, name: str) -> tuple[Any, Any]:
 
     Raises:
         OverflowError: If an instant is outside what datetime64 of that unit holds (only
-            datetime64[ns] is narrower than years 1..9999).
+            datetime64[ns] is narrower than years 1..9999); *what* says what the wall
+            times are, where they are not *name*'s own.
     """
     import pandas as pd
 
@@ -687,7 +700,8 @@ def _candidates(wall: Any, tz: Any, name: str) -> tuple[Any, Any]:
         return _fold_instants(wall, tz)
     except pd.errors.OutOfBoundsDatetime:
         unit = _unit(wall)
-        msg = f"{name} in its time zone is outside {_NS_LIMITS}, what datetime64[{unit}] holds"
+        where = what or f"{name} in its time zone"
+        msg = f"{where} is outside {_NS_LIMITS}, what datetime64[{unit}] holds"
         raise OverflowError(msg) from None
     except Exception as exc:  # a tzinfo pandas cannot use, or one that misbehaves
         _zone_failed(name, tz, exc)
@@ -735,7 +749,8 @@ def _give_wall(column: _Column, wall: Any, fold: Any) -> Any:
             unit = _unit(wall)
             return pl.Series(column.original.name, wall.astype(f"datetime64[{_polars_unit(unit)}]"))
         return column.give(wall, like=getattr(column.original, "name", None))
-    earliest, latest = _candidates(wall, column.tz, column.name)
+    result = f"a result in {column.name}'s time zone"
+    earliest, latest = _candidates(wall, column.tz, column.name, result)
     instants = earliest if fold is None else np.where(fold, latest, earliest)
     try:
         return _zoned(column, instants)

@@ -637,9 +637,13 @@ def _on_day(function: str, d: datetime, day: int, *, last: bool) -> Any:
         moved: Any = d.replace(
             day=day, hour=hour, minute=minute, second=second, microsecond=microsecond, fold=0
         )
+        if unit is None:
+            return moved
         if unit == "ns":
-            return moved.replace(nanosecond=nanosecond)
-        return moved if unit is None else moved.as_unit(unit)  # (replace may refine it)
+            moved = moved.replace(nanosecond=nanosecond)
+        moved = moved.as_unit(unit)  # (replace may refine it)
+        # (a time a DST gap skips, as pandas has it: the instant's own wall clock)
+        return moved if moved.tzinfo is None else moved.tz_convert(moved.tzinfo)
     except ValueError as exc:  # a nanosecond Timestamp's range, 1677-09-21..2262-04-11
         msg = f"{function}({d!r}) is outside what {type(d).__name__} holds: {exc}"
         raise DateRangeError(msg) from None

@@ -804,9 +804,27 @@ def nvml_session(*, timeout: float = 5.0) -> Iterator[None]:
         [['nvml'], ['nvml']]
     """
     seconds, _ = _timeout_and_backends(timeout, None)
+    state = {"given_up": False, "started": False}
+    lock = threading.Lock()
+
+    def start() -> Any:
+        import pynvml
+
+        pynvml.nvmlInit()
+        with lock:  # a start that came too late is undone, so NVML's count stays true
+            if state["given_up"]:
+                pynvml.nvmlShutdown()
+            state["started"] = True
+        return pynvml
+
     try:
-        pynvml = _within(seconds, _nvml_started, "NVML")
+        pynvml = _within(seconds, start, "NVML")
     except Exception:
+        with lock:
+            state["given_up"] = True
+            if state["started"]:  # (it came between the timeout and here)
+                with contextlib.suppress(Exception):
+                    sys.modules["pynvml"].nvmlShutdown()
         yield
         return
     try:
@@ -814,13 +832,6 @@ def nvml_session(*, timeout: float = 5.0) -> Iterator[None]:
     finally:
         with contextlib.suppress(Exception):  # shutting down is best effort
             pynvml.nvmlShutdown()
-
-
-def _nvml_started() -> Any:
-    import pynvml
-
-    pynvml.nvmlInit()
-    return pynvml
 
 
 def gpu_snapshot(

@@ -154,8 +154,9 @@ class NicRate(NamedTuple):
 class Sample(NamedTuple):
     """Rates over one interval, ending at ``time`` (Unix seconds).
 
-    cpu columns are percentages that sum to 100 (None if cpu could not be read); byte
-    rates are bytes per second; ``missing`` names the groups that could not be read.
+    cpu columns are percentages that sum to 100 (None if cpu could not be read, or its
+    counters' sum went back: a cpu went offline); byte rates are bytes per second;
+    ``missing`` names the groups that could not be read.
     """
 
     time: float

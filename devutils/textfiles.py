@@ -515,8 +515,8 @@ class AtomicRewrite:
     def _open_locked(self) -> IO[bytes]:
         """Open the file and lock it. A rewrite that held the lock meanwhile renamed a new
         file over the name: then open and lock that one, as often as that happens."""
-        if self.name.endswith(os.sep):  # as open() says, where realpath drops the slash
-            raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), self.name)
+        if self.name.endswith(os.sep):  # realpath drops the slash: the name's own error
+            os.stat(self.name)  # (a file: NotADirectoryError; then a folder is refused)
         for _ in range(_OPEN_ATTEMPTS):
             source = open_regular(self.real, name=self.name)
             try:

@@ -66,6 +66,11 @@ def test_lightning_devices_per_node(cli: Cli) -> None:
         "devices": 8,
         "num_nodes": 2,
     }
+    other = cli([*args, "--num-nodes", "3", "--format", "json"])  # (it was checked there)
+    assert (other.status, other.err) == (
+        2,
+        "devutils batch: error: --num-nodes sets Lightning's devices: give --format lightning\n",
+    )
     refused = cli([*args, "--num-nodes", "3", "--format", "lightning"])
     assert (refused.status, refused.err) == (
         2,

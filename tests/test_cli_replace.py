@@ -1396,6 +1396,26 @@ def test_a_folder_git_ignores_named_on_the_command_line_is_walked(
     monkeypatch.chdir(repository)
     result = cli(["replace", "-r", "--dry-run", "--pair", "colour", "color", "build"])
     assert (result.status, result.text) == (0, "build/out.txt: 1\n")
+    write(repository / "build" / "kept.txt", b"colour\n")  # tracked, in the ignored folder
+    subprocess.run(["git", "-C", str(repository), "add", "-f", "build/kept.txt"], check=True)
+    result = cli(["replace", "-r", "--dry-run", "--pair", "colour", "color", "build"])
+    assert result.text == "build/kept.txt: 1\nbuild/out.txt: 1\n"  # (not the tracked one only)
+
+
+def test_git_s_answer_is_read_whatever_its_language(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli: Cli
+) -> None:
+    # A translated "not a git repository" made a folder in no repository an error.
+    fake = tmp_path / "bin" / "git"
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\necho 'Schwerwiegend: Kein Git-Repository' >&2\nexit 128\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake.parent}{os.pathsep}{os.environ['PATH']}")
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    write(tree / "a.txt", b"colour\n")
+    result = cli(["replace", "-r", "--dry-run", "--pair", "colour", "color", str(tree)])
+    assert (result.status, result.text) == (0, f"{tree}/a.txt: 1\n")
 
 
 def test_git_s_own_location_in_the_environment_is_not_followed(

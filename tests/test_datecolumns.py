@@ -367,6 +367,9 @@ def test_a_zero_dimensional_array_of_n_is_an_int() -> None:
     assert np.array_equal(add_months(days, np.array(1)), np.array(["2024-02-29"], dtype="M8[D]"))
     with pytest.raises(TypeError, match="n must be an int"):
         add_months(date(2024, 1, 31), np.array(1.0))
+    for not_an_int in (np.array(1.5), np.array(True)):  # (a column took int(n): 1)
+        with pytest.raises(TypeError, match="n must be an int or a column of ints"):
+            add_months(days, not_an_int)
 
 
 def test_importing_dates_imports_no_column_library() -> None:

@@ -738,3 +738,15 @@ def test_a_nanosecond_timestamp_past_its_range_is_a_range_error() -> None:
     assert add_months(pd.Timestamp("3000-01-31 10:00").as_unit("us"), 1) == pd.Timestamp(
         "3000-02-28 10:00"
     )
+
+
+def test_a_month_that_starts_in_a_dst_gap_starts_alike_in_every_unit() -> None:
+    # Asuncion skipped 00:00-01:00 on 2017-10-01: in us the Timestamp came back as 00:00,
+    # a wall time that does not exist there; in ns as 01:00, the instant's own.
+    pd = pytest.importorskip("pandas")
+    stamp = pd.Timestamp("2017-10-15 12:00", tz="America/Asuncion")
+    starts = {unit: month_start(stamp.as_unit(unit)) for unit in ("s", "ms", "us", "ns")}
+    assert {(start.hour, start.utcoffset()) for start in starts.values()} == {
+        (1, timedelta(hours=-3))
+    }
+    assert {start.unit for start in starts.values()} == {"s", "ms", "us", "ns"}

@@ -691,6 +691,29 @@ def test_an_nvml_start_that_hangs_is_given_up_on(
         release.set()
 
 
+def test_an_nvml_start_that_comes_too_late_is_undone(
+    monkeypatch: pytest.MonkeyPatch, fake_pynvml: FakePynvml
+) -> None:
+    # The session gave up on it, and NVML stayed started once more than it was shut down.
+    module, calls = fake_pynvml()
+    release, done = threading.Event(), threading.Event()
+
+    def slow_init() -> None:
+        release.wait(60)
+        calls.append("nvmlInit")
+
+    def shutdown() -> None:
+        calls.append("nvmlShutdown")
+        done.set()
+
+    module.nvmlInit, module.nvmlShutdown = slow_init, shutdown
+    monkeypatch.setitem(sys.modules, "pynvml", module)
+    with gpu.nvml_session(timeout=0.1):
+        release.set()  # it starts now, after the session gave up on it
+    assert done.wait(60)
+    assert calls.count("nvmlInit") == calls.count("nvmlShutdown") == 1
+
+
 @pytest.mark.parametrize(
     ("options", "error"),
     [

@@ -658,6 +658,10 @@ def test_paths_that_name_no_file_are_refused_as_open_would(tmp_path: Path) -> No
     with pytest.raises(NotADirectoryError) as info:  # it rewrote a.txt
         replace_file(Replacer({"a": "b"}), f"{path}/")
     assert info.value.filename == f"{path}/"
+    with pytest.raises(FileNotFoundError):  # (not "Not a directory")
+        replace_file(Replacer({"a": "b"}), f"{tmp_path}/nope/")
+    with pytest.raises(FileRefusedError, match="is not a regular file"):  # as without the /
+        replace_file(Replacer({"a": "b"}), f"{tmp_path}/")
     with pytest.raises(TypeError, match=r"path must be a str or os\.PathLike of one"):
         AtomicRewrite(os.fsencode(path))  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="sync_directory must be a bool"):

@@ -74,13 +74,11 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--num-nodes",
         type=positive_int,
-        default=1,
         help="nodes the devices are on, for --format lightning (its devices are per node)",
     )
     parser.add_argument(
         "--model-parallel",
         type=positive_int,
-        default=1,
         help="tensor x pipeline x context parallel size, for --format lightning (it counts GPUs)",
     )
     parser.add_argument(
@@ -116,6 +114,18 @@ def _warmup(text: str) -> int | float:
 
 
 def run(args: argparse.Namespace) -> int:
+    given = [
+        flag
+        for flag, value in (
+            ("--num-nodes", args.num_nodes),
+            ("--model-parallel", args.model_parallel),
+        )
+        if value is not None
+    ]
+    if given and args.format != "lightning":  # they set Lightning's devices, nothing else
+        verb = "sets" if len(given) == 1 else "set"
+        msg = f"{' and '.join(given)} {verb} Lightning's devices: give --format lightning"
+        raise CliError(msg)
     if args.min_per_device > args.max_per_device:  # two flags: said here, naming both
         msg = (
             f"--min-per-device {args.min_per_device} is larger than "
@@ -135,7 +145,9 @@ def run(args: argparse.Namespace) -> int:
         if args.seq_len is not None:  # (checked before anything is printed)
             per = (plan.per_device, plan.accumulation, plan.devices)
             tokens = tokens_per_step(*per, seq_len=args.seq_len)
-        lightning = plan.to_lightning(num_nodes=args.num_nodes, model_parallel=args.model_parallel)
+        lightning = plan.to_lightning(
+            num_nodes=args.num_nodes or 1, model_parallel=args.model_parallel or 1
+        )
     except BatchError as exc:
         raise CliError(_cli_message(exc, args)) from exc
     _print(args, plan, schedule, tokens, lightning)

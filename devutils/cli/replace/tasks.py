@@ -137,6 +137,7 @@ def _not_ignored(top: str) -> set[str] | None:
     import subprocess
 
     environment = {key: value for key, value in os.environ.items() if key not in _GIT_LOCATION}
+    environment["LC_ALL"] = "C"  # (its messages untranslated)
     command = ["git", "-C", top, "ls-files", "-z", "--cached", "--others", "--exclude-standard"]
     try:
         listed = subprocess.run(command, capture_output=True, check=False, env=environment)
@@ -147,19 +148,18 @@ def _not_ignored(top: str) -> set[str] | None:
         return None
     if listed.returncode != 0:
         said = listed.stderr.decode("utf-8", "replace").strip()
-        if "not a git repository" in said:
+        if "not a git repository" in said or not _in_work_tree(top):
             return None
         first = said.splitlines()[0] if said else f"exit status {listed.returncode}"
         msg = f"git: {first}"
         raise _GitFailed(msg)
-    kept = {
+    if _ignored_by_git(top, environment):  # (even where it holds tracked files)
+        return None
+    return {
         os.path.normpath(os.path.join(top, os.fsdecode(name)))
         for name in listed.stdout.split(b"\0")
         if name
     }
-    if not kept and _ignored_by_git(top, environment):
-        return None
-    return kept
 
 
 def _in_work_tree(folder: str) -> bool:
