@@ -715,3 +715,11 @@ def test_zoned_columns_decide_months_as_the_scalar_function_does(
     assert as_list(months_between(ends, starts)) == [
         months_between(e, s) for s, e in zip(*pair, strict=True)
     ]
+
+
+def test_a_zoned_result_past_what_ns_holds_is_named_as_a_result() -> None:
+    # 2262-04-11 23:00 in Bogota (UTC-5) is past the last nanosecond in UTC: the message
+    # said "d in its time zone", where d was in range.
+    d = pd.Series(_ns("2262-03-11T23:00")).dt.tz_localize("America/Bogota")
+    with pytest.raises(DateRangeError, match="a result in d's time zone is outside"):
+        add_months(d, 1)
