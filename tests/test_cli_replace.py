@@ -1473,3 +1473,27 @@ def test_a_fifo_is_refused_in_every_mode_without_waiting_for_a_writer(
     result = run_replace([mode, "--pair", "a", "b", str(fifo)], timeout=60)
     assert result.returncode == 1
     assert result.stderr.startswith(f"devutils replace: {fifo}: is not a regular file".encode())
+
+
+def test_stdin_is_replaced_as_it_arrives() -> None:
+    # stdin was read a megabyte at a time: `tail -f log | devutils replace` showed nothing
+    # until a megabyte had come or the input ended.
+    import select
+
+    process = subprocess.Popen(
+        [sys.executable, "-m", "devutils", "replace", "--pair", "colour", "color"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+    )
+    assert process.stdin is not None
+    assert process.stdout is not None
+    try:
+        process.stdin.write(b"a colour line " * 8 + b"\n")
+        process.stdin.flush()
+        ready, _, _ = select.select([process.stdout], [], [], 60)
+        assert ready, "nothing came out while the input was still open"
+        assert os.read(process.stdout.fileno(), 4096).startswith(b"a color line a color")
+    finally:
+        process.stdin.close()
+        process.wait(timeout=60)
+    assert process.returncode == 0

@@ -152,16 +152,20 @@ class _Reader:
         self._advance = advance
         self._stop = stop
         self.source: IO[bytes] | None = None
+        self._read: Callable[[int], bytes] | None = None
 
-    def over(self, source: IO[bytes]) -> _Reader:
+    def over(self, source: IO[bytes], *, streamed: bool = False) -> _Reader:
+        """Read *source*; *streamed* (a pipe, stdin): what has arrived, as soon as it
+        has, not a whole chunk (`tail -f log | devutils replace ...`)."""
         self.source = source
+        self._read = getattr(source, "read1", source.read) if streamed else source.read
         return self
 
     def read(self, size: int = -1, /) -> bytes:
         if self._stop is not None and self._stop.is_set():
             raise Stopped
-        assert self.source is not None
-        data = self.source.read(size)
+        assert self._read is not None
+        data = self._read(size)
         if self._advance is not None and data:
             self._advance(len(data))
         return data
@@ -201,12 +205,12 @@ def _stdin(job: Job, source: _Reader) -> Outcome:
     if job.mode == "diff":
         data = stdin.read(DIFF_LIMIT + 1)
         if len(data) > DIFF_LIMIT:
-            raise FileRefusedError(STDIN, _too_large(len(data)), "too-large")
+            raise FileRefusedError(STDIN, _too_large(), "too-large")
         diff, count = _unified(job, data, STDIN)
         return Outcome(STDIN, count, diff=diff)
     state = replace_encoded(
         job.replacer,
-        source.over(stdin),
+        source.over(stdin, streamed=True),
         None if job.mode == "dry-run" else _StdoutSink(),
         name="<stdin>",
         encoding=job.encoding,
@@ -271,10 +275,10 @@ def _to_stdout(job: Job, path: str, source: _Reader, *, parallel: bool) -> Outco
         target.close()
 
 
-def _too_large(size: int) -> str:
+def _too_large() -> str:
     return (
-        f"too large for --diff ({size / 2**20:.0f} MiB or more; the limit is "
-        f"{DIFF_LIMIT >> 20} MiB): use --in-place=.bak, then diff the backup"
+        f"too large for --diff (over {DIFF_LIMIT >> 20} MiB, which both texts would hold in "
+        f"memory): use --in-place=.bak, then diff the backup"
     )
 
 
@@ -282,7 +286,7 @@ def _diff(job: Job, path: str) -> Outcome:
     with open_regular(path) as handle:
         data = handle.read(DIFF_LIMIT + 1)
     if len(data) > DIFF_LIMIT:
-        raise FileRefusedError(path, _too_large(len(data)), "too-large")
+        raise FileRefusedError(path, _too_large(), "too-large")
     diff, count = _unified(job, data, path)
     return Outcome(path, count, diff=diff)
 
