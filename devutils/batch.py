@@ -318,7 +318,10 @@ class BatchPlan:
         nodes = check_int("num_nodes", num_nodes)
         gpus = _check_result("GPUs", self.devices * check_int("model_parallel", model_parallel))
         if gpus % nodes:
-            reason = f"{nodes} does not divide the {gpus} GPUs (devices x model_parallel)"
+            reason = (
+                f"{nodes} does not divide the {gpus} GPUs (the devices times the model-parallel"
+                " size)"
+            )
             message = f"num_nodes {reason}"
             raise BatchError(reason, argument="num_nodes", value=nodes, message=message)
         trainer = {"accumulate_grad_batches": self.accumulation, "devices": gpus // nodes}

@@ -133,7 +133,11 @@ class _Column:
         if index.tz is not None:
             self.tz = index.tz
             self.instants = index.asi8  # (in the index's own unit)
-            index = index.tz_localize(None)
+            try:
+                index = index.tz_localize(None)
+            except pd.errors.OutOfBoundsDatetime:  # its wall clock past what the unit holds
+                msg = f"{self.name} is outside what {index.dtype} holds on its wall clock"
+                raise ValueError(msg) from None
         self.wall = index.to_numpy()
 
     def _from_polars(self, value: Any) -> None:

@@ -74,7 +74,8 @@ def test_lightning_devices_per_node(cli: Cli) -> None:
     refused = cli([*args, "--num-nodes", "3", "--format", "lightning"])
     assert (refused.status, refused.err) == (
         2,
-        "devutils batch: error: --num-nodes 3 does not divide the 4 GPUs (devices x model_parallel)\n",
+        "devutils batch: error: --num-nodes 3 does not divide the 4 GPUs"
+        " (the devices times the model-parallel size)\n",
     )
 
 

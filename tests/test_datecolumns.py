@@ -723,3 +723,12 @@ def test_a_zoned_result_past_what_ns_holds_is_named_as_a_result() -> None:
     d = pd.Series(_ns("2262-03-11T23:00")).dt.tz_localize("America/Bogota")
     with pytest.raises(DateRangeError, match="a result in d's time zone is outside"):
         add_months(d, 1)
+
+
+def test_a_zoned_value_whose_wall_clock_is_past_ns_is_named() -> None:
+    # 2262-04-11 20:00 UTC is 2262-04-12 10:00 at UTC+14, past datetime64[ns]: pandas'
+    # OutOfBoundsDatetime came through, naming no argument.
+    utc = pd.Series(_ns("2262-04-11T20:00")).dt.tz_localize("UTC")
+    with pytest.raises(ValueError, match="start is outside what datetime64") as info:
+        count_months(utc.dt.tz_convert("Etc/GMT-14"), utc)
+    assert not isinstance(info.value, pd.errors.OutOfBoundsDatetime)
