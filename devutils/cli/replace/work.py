@@ -151,13 +151,11 @@ class _Reader:
     def __init__(self, advance: Callable[[int], None] | None, stop: Any) -> None:
         self._advance = advance
         self._stop = stop
-        self.source: IO[bytes] | None = None
         self._read: Callable[[int], bytes] | None = None
 
     def over(self, source: IO[bytes], *, streamed: bool = False) -> _Reader:
         """Read *source*; *streamed* (a pipe, stdin): what has arrived, as soon as it
         has, not a whole chunk (`tail -f log | devutils replace ...`)."""
-        self.source = source
         self._read = getattr(source, "read1", source.read) if streamed else source.read
         return self
 
