@@ -522,7 +522,7 @@ def _drm_client(path: str) -> tuple[str, str, int] | None:
         keys[key.strip()] = value.strip()
     # Linux 5.19 on: drm-driver, drm-pdev, drm-client-id, drm-memory-vram (or the generic
     # drm-resident-vram). Before, amdgpu alone wrote fdinfo: pdev and "vram mem" (as nvtop
-    # reads both), and no client id, so each descriptor counts.
+    # reads both), and no client id: its pasid (the client's GPU address space) names it.
     pdev = keys.get("drm-pdev") if keys.get("drm-driver") == "amdgpu" else None
     if pdev is None and "drm-driver" not in keys and "vram mem" in keys:
         pdev = keys.get("pdev")
@@ -532,7 +532,8 @@ def _drm_client(path: str) -> tuple[str, str, int] | None:
     number, _, unit = (vram or "0").partition(" ")
     scale = {"KiB": _KIB, "kB": _KIB, "MiB": MIB, "GiB": GIB}.get(unit.strip(), 1)
     memory = int(number) * scale if number.isdigit() else 0  # bare: bytes
-    return pdev, keys.get("drm-client-id", path), memory
+    pasid = f"pasid {keys['pasid']}" if keys.get("pasid") else None
+    return pdev, keys.get("drm-client-id") or pasid or path, memory
 
 
 # -- Apple Silicon: the I/O Registry ---------------------------------------------------------

@@ -328,6 +328,9 @@ def test_amd_process_memory_in_each_fdinfo_format(
     for pid, text in formats.items():
         (tmp_path / pid / "fdinfo").mkdir(parents=True)
         (tmp_path / pid / "fdinfo" / "5").write_text(text)
+    # one client of the old kernels through two descriptors: its pasid names it, once
+    # (each descriptor counted, it was 8 MiB)
+    (tmp_path / "300" / "fdinfo" / "6").write_text(formats["300"])
     monkeypatch.setattr(gpu, "SYSFS_PATH", str(AMD_SYSFS))
     monkeypatch.setattr(gpu, "PROCFS_PATH", str(tmp_path))
     first, second = gpu_snapshot(backends=["amd"])
