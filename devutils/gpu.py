@@ -538,13 +538,24 @@ def _drm_client(path: str) -> tuple[str, str, int] | None:
 
 # -- Apple Silicon: the I/O Registry ---------------------------------------------------------
 
-_IOREG_ENTRY = re.compile(r"^[ |]*\+-o (\S+)", re.M)
-_IOREG_NUMBER = re.compile(r'"([^"]+)"=(-?\d+)')
+_IOREG_ENTRY = re.compile(r"^([ |]*)\+-o (\S+)", re.M)
+_IOREG_STATISTICS = re.compile(r'"PerformanceStatistics" = \{')
+# One `"key"=value` of an ioreg dictionary, the number (if it is one) in group 2. A value
+# is read whole (a quoted string, a list, a dictionary one level deep, a bare word), so
+# that a `,` or `}` inside it is never taken for the dictionary's own.
+_IOREG_PAIR = re.compile(
+    r'"([^"]*)"=(?:(-?\d+)(?=[,}])|"[^"]*"|\((?:[^()"]|"[^"]*")*\)'
+    r'|\{(?:[^{}"]|"[^"]*")*\}|[^,}]*)'
+)
 
 
 def parse_ioreg(text: str) -> list[dict[str, Any]]:
     """The accelerators in ``ioreg -r -d 2 -w 0 -c IOAccelerator`` output: each one's
     class, ``model``, ``PerformanceStatistics`` numbers and the pids of its clients.
+
+    An accelerator is an entry at the listing's top level (``+-o`` at its least indent);
+    its clients are the entries below it that name their creator. An accelerator without
+    ``PerformanceStatistics`` is left out, and so are its clients.
 
     Raises:
         TypeError: If *text* is not a str.
@@ -558,29 +569,48 @@ def parse_ioreg(text: str) -> list[dict[str, Any]]:
     """
     _check_text(text)
     starts = list(_IOREG_ENTRY.finditer(text))
+    top = min((len(match.group(1)) for match in starts), default=0)
     accelerators: list[dict[str, Any]] = []
+    owner: dict[str, Any] | None = None  # the accelerator the entries below belong to
     for index, match in enumerate(starts):
         body = text[match.end() : starts[index + 1].start() if index + 1 < len(starts) else None]
-        statistics = re.search(r'"PerformanceStatistics" = \{([^}]*)\}', body)
-        creator = re.search(r'"IOUserClientCreator" = "pid (\d+), ([^"]*)"', body)
-        if creator and accelerators:  # a client of the accelerator above it
-            accelerators[-1]["clients"].append((int(creator.group(1)), creator.group(2)))
+        if len(match.group(1)) > top:  # below an accelerator: one of its clients, or not
+            creator = re.search(r'"IOUserClientCreator" = "pid (\d+), ([^"]*)"', body)
+            if creator and owner is not None:
+                owner["clients"].append((int(creator.group(1)), creator.group(2)))
+            continue
+        statistics = _ioreg_statistics(body)
+        owner = None
         if statistics is None:
             continue
         model = re.search(r'"model" = "([^"]*)"', body)
-        numbers = {key: int(value) for key, value in _IOREG_NUMBER.findall(statistics.group(1))}
-        accelerators.append(
-            {
-                "class": match.group(1),
-                "model": model.group(1) if model else None,
-                "statistics": numbers,
-                "clients": [],
-            }
-        )
+        owner = {
+            "class": match.group(2),
+            "model": model.group(1) if model else None,
+            "statistics": statistics,
+            "clients": [],
+        }
+        accelerators.append(owner)
     if not accelerators:
         msg = "no accelerator with PerformanceStatistics in the ioreg output"
         raise ValueError(msg)
     return accelerators
+
+
+def _ioreg_statistics(body: str) -> dict[str, int] | None:
+    """The numbers of an entry's ``PerformanceStatistics`` (None where it has none)."""
+    found = _IOREG_STATISTICS.search(body)
+    if found is None:
+        return None
+    numbers: dict[str, int] = {}
+    position = found.end()
+    while (pair := _IOREG_PAIR.match(body, position)) is not None:
+        if pair.group(2) is not None:
+            numbers[pair.group(1)] = int(pair.group(2))
+        position = pair.end()
+        if body.startswith(",", position):
+            position += 1
+    return numbers
 
 
 def _snapshot_apple(processes: bool, timeout: float) -> list[GpuInfo]:

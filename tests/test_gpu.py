@@ -520,6 +520,50 @@ def test_parse_ioreg_reads_back_each_accelerator_and_its_clients(
     ]
 
 
+_IOREG_TEXT = st.text(st.characters(codec="ascii", exclude_characters='"\r\n'))
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.booleans(),
+            st.dictionaries(_KEYS, st.integers(-(2**40), 2**40), max_size=4),
+            st.dictionaries(_KEYS, _IOREG_TEXT, max_size=3),
+            st.lists(st.integers(1, 99999), max_size=2),
+        ),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_parse_ioreg_reads_numbers_past_any_string_and_clients_by_their_accelerator(
+    entries: list[tuple[bool, dict[str, int], dict[str, str], list[int]]],
+) -> None:
+    # Strings in the statistics may hold `}`, `,` and `=`; an accelerator without
+    # statistics is left out with its clients (they are not the one's above it).
+    listing = ""
+    expected: list[dict[str, Any]] = []
+    for number, (listed, statistics, strings, pids) in enumerate(entries):
+        name = f"AGXAccelerator{number}"
+        listing += f"+-o {name}  <class {name}>\n  {{\n"
+        numbers = {key: value for key, value in statistics.items() if key not in strings}
+        if listed:
+            pairs = [f'"{key}"="{value}"' for key, value in strings.items()]
+            pairs[len(pairs) // 2 : len(pairs) // 2] = [f'"{k}"={v}' for k, v in numbers.items()]
+            listing += f'    "PerformanceStatistics" = {{{",".join(pairs)}}}\n'
+            expected.append({"class": name, "model": None, "statistics": numbers, "clients": []})
+        listing += "  }\n"
+        for pid in pids:
+            listing += "  | +-o AGXDeviceUserClient  <class AGXDeviceUserClient>\n"
+            listing += f'  |     "IOUserClientCreator" = "pid {pid}, app"\n'
+            if listed:
+                expected[-1]["clients"].append((pid, "app"))
+    if not expected:
+        with pytest.raises(ValueError, match="no accelerator"):
+            parse_ioreg(listing)
+        return
+    assert parse_ioreg(listing) == expected
+
+
 def test_an_intel_macs_gpus_are_named_by_their_driver(fake_ioreg: FakeIoreg) -> None:
     # The class names and header lines of an Intel Mac's iGPU and Radeon as pasted in
     # exelban/stats#649 and #173; the statistics are synthetic, under the keys the AMD
