@@ -1,0 +1,242 @@
+"""What every GPU backend of `devutils.gpu` shares: the records and running a tool.
+
+`GpuInfo` (one GPU now) and `GpuProcess` (a process using it) have the same fields
+whatever the vendor, None where a vendor does not report a figure. A backend that finds
+no GPU raises `NoGpuFound` with the reason; `run_tool` runs a vendor's command line tool
+and kills it with its process group at a timeout or a Ctrl-C, and `within` gives up on
+a call that cannot be killed (an NVML call, a sysfs read).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Final, TypeVar
+
+__all__ = [
+    "GIB",
+    "MIB",
+    "GpuInfo",
+    "GpuProcess",
+    "NoGpuFound",
+    "gpu_process",
+    "run_tool",
+    "seconds_shown",
+    "within",
+]
+
+MIB: Final = 1 << 20
+"""A mebibyte in bytes: nvidia-smi and NVML's process figures count memory in MiB."""
+GIB: Final = 1 << 30
+"""A gibibyte in bytes."""
+_T = TypeVar("_T")
+
+
+@dataclass(frozen=True)
+class GpuProcess:
+    """A process using a GPU. ``name`` is None when the pid is not ``visible`` in this
+    PID namespace (a container, say); ``used_memory`` None when not reported (Windows
+    WDDM, Apple)."""
+
+    pid: int
+    used_memory: int | None
+    name: str | None
+    visible: bool
+
+
+@dataclass(frozen=True)
+class GpuInfo:
+    """One GPU now. None means the driver did not report that value (``[N/A]``).
+
+    ``index`` is the GPU's number on its vendor's side (CUDA's, the DRM card's);
+    ``vendor`` is ``"nvidia"``, ``"amd"`` or ``"apple"`` (``"intel"`` or ``"other"`` for
+    the other GPUs an Intel Mac's I/O Registry lists); ``backend`` the backend that read
+    it; ``unified_memory`` True where the GPU uses the machine's memory (Apple, an Intel
+    iGPU), so ``memory_used`` is what it holds of it and ``memory_total`` None.
+    ``processes`` is empty where the driver lists none, also where asking for them failed
+    (NVML's call, or nvidia-smi's second query timing out): the GPU is still reported.
+    """
+
+    index: int
+    uuid: str
+    name: str
+    utilization: float | None
+    memory_used: int | None
+    memory_total: int | None
+    temperature: float | None
+    power_draw: float | None
+    mig_mode: str | None
+    processes: tuple[GpuProcess, ...] = ()
+    vendor: str = "nvidia"
+    backend: str = ""
+    unified_memory: bool = False
+
+
+class NoGpuFound(Exception):
+    """A backend found no GPU; the message says why (`devutils.gpu.gpu_probe` shows it)."""
+
+
+def gpu_process(pid: int, used: int | None) -> GpuProcess:
+    """The `GpuProcess` of *pid*, named by psutil where this PID namespace shows it.
+
+    Examples:
+        >>> import os
+        >>> me = gpu_process(os.getpid(), 1 << 20)
+        >>> me.visible, me.used_memory, isinstance(me.name, str)
+        (True, 1048576, True)
+        >>> gpu_process(2**22 + 1, None)  # beyond Linux's pid_max: a pid not seen here
+        GpuProcess(pid=4194305, used_memory=None, name=None, visible=False)
+    """
+    try:
+        import psutil
+
+        name: str | None = psutil.Process(pid).name()
+        visible = True
+    except Exception:
+        name, visible = None, False
+    return GpuProcess(pid, used, name, visible)
+
+
+def _defer_handlers(deferred: list[int]) -> dict[int, Callable[[int, Any], Any]]:
+    """Replace Python's handlers of SIGINT, SIGTERM and SIGHUP by one that notes the
+    signal in *deferred*; return the handlers replaced (none outside the main thread,
+    where no handler runs)."""
+    import signal
+
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    replaced: dict[int, Callable[[int, Any], Any]] = {}
+    for name in ("SIGINT", "SIGTERM", "SIGHUP"):
+        if not hasattr(signal, name):  # no SIGHUP on Windows
+            continue
+        signum = int(getattr(signal, name))
+        handler = signal.getsignal(signum)
+        if callable(handler):  # a Python handler: KeyboardInterrupt, the CLI's Terminated
+            replaced[signum] = handler
+            signal.signal(signum, lambda number, _frame: deferred.append(number))
+    return replaced
+
+
+def run_tool(
+    tool: str,
+    command: list[str],
+    timeout: float,
+    *,
+    hint: Callable[[int, str], str] | None = None,
+) -> str:
+    """The output of *command* (stdout and stderr together, decoded as UTF-8).
+
+    The command runs in its own process group, which is killed at the timeout, or when
+    this process is interrupted (Ctrl-C), so that no hung tool is left running.
+
+    Args:
+        tool: The tool's name, as the reasons show it.
+        command: The command line (its first word a path, or a name on PATH).
+        timeout: Seconds the tool may take (a positive number; the callers check it).
+        hint: A function of the exit status and the output that returns what the
+            reason adds for a failure (``""`` for nothing).
+
+    Raises:
+        NoGpuFound: If the tool timed out, was killed by a signal or exited non-zero:
+            the message says which, with the first line of its output.
+        OSError: If the command cannot be started.
+
+    Examples:
+        >>> run_tool("echo", ["echo", "GPU 0"], 5.0)
+        'GPU 0\\n'
+        >>> run_tool("sh", ["sh", "-c", "echo no driver; exit 9"], 5.0)
+        Traceback (most recent call last):
+        ...
+        devutils.gpuinfo.NoGpuFound: sh failed with exit status 9: no driver
+    """
+    import signal
+    import subprocess
+
+    # A Ctrl-C inside Popen, after the tool started but before Popen returned, would
+    # leave the tool running: Python's handlers wait until the try below can kill it.
+    deferred: list[int] = []
+    handlers = _defer_handlers(deferred)
+    try:
+        process = subprocess.Popen(
+            command,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    finally:
+        for signum, handler in handlers.items():
+            signal.signal(signum, handler)
+    try:
+        for signum in deferred:  # a Ctrl-C that came meanwhile is raised here
+            handlers[signum](signum, None)
+        out, _ = process.communicate(timeout=timeout)
+    except BaseException as exc:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except OSError:
+            process.kill()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.communicate(timeout=1.0)
+        if isinstance(exc, subprocess.TimeoutExpired):
+            msg = f"{tool} timed out after {seconds_shown(timeout)} s and was killed"
+            raise NoGpuFound(msg) from None
+        raise
+    text = out.decode("utf-8", "replace")
+    if process.returncode < 0:
+        msg = f"{tool} was killed by signal {-process.returncode}"
+        raise NoGpuFound(msg)
+    if process.returncode != 0:
+        first = text.strip().splitlines()[0] if text.strip() else "no output"
+        added = "" if hint is None else hint(process.returncode, text)
+        msg = f"{tool} failed with exit status {process.returncode}: {first}{added}"
+        raise NoGpuFound(msg)
+    return text
+
+
+def within(seconds: float, function: Callable[[], _T], what: str) -> _T:
+    """*function*'s answer, or `NoGpuFound` if it takes longer than *seconds*.
+
+    The function runs in a thread of its own, left to finish when it is given up on:
+    an NVML call or a sysfs read cannot be killed. What it raises is raised here.
+
+    Examples:
+        >>> within(5.0, lambda: 42, "the answer")
+        42
+        >>> import threading
+        >>> within(0.05, threading.Event().wait, "a wait")
+        Traceback (most recent call last):
+        ...
+        devutils.gpuinfo.NoGpuFound: a wait did not answer within 0.05 s
+    """
+    result: list[_T] = []
+    error: list[BaseException] = []
+
+    def call() -> None:
+        try:
+            result.append(function())
+        except BaseException as exc:
+            error.append(exc)
+
+    worker = threading.Thread(target=call, daemon=True, name=f"devutils {what}")
+    worker.start()
+    worker.join(seconds)
+    if worker.is_alive():
+        msg = f"{what} did not answer within {seconds_shown(seconds)} s"
+        raise NoGpuFound(msg)
+    if error:
+        raise error[0]
+    return result[0]
+
+
+def seconds_shown(value: float) -> str:
+    """Seconds as a reason shows them: three digits, or whole seconds past 999.
+
+    Examples:
+        >>> [seconds_shown(value) for value in (0.3, 12.5, 150.0, 86400.0)]
+        ['0.3', '12.5', '150', '86400']
+    """
+    return f"{value:.3g}" if value < 1000 else f"{value:.0f}"  # noqa: PLR2004 - past 3 digits

@@ -1,0 +1,93 @@
+"""Tests for devutils.gpuinfo (what the GPU backends share) and for the vendor modules'
+own arguments; the backends' answers are tested through devutils.gpu in test_gpu.py."""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from devutils.gpuamd import snapshot_amd
+from devutils.gpuinfo import NoGpuFound, gpu_process, run_tool, seconds_shown, within
+
+AMD_SYSFS = Path(__file__).parent / "fixtures" / "amd-sysfs"
+AMD_PROC = Path(__file__).parent / "fixtures" / "amd-proc"
+
+
+@given(st.floats(min_value=1e-6, max_value=86400.0))
+def test_seconds_are_shown_to_three_digits_or_whole(value: float) -> None:
+    shown = seconds_shown(value)
+    if value < 1000:
+        assert abs(float(shown) - value) <= value * 5e-3  # three significant digits
+        assert len(shown.split("e")[0].replace(".", "").lstrip("0")) <= 3
+    else:
+        assert shown == str(round(value))  # whole seconds, never 8.64e+04
+
+
+@given(st.text(st.characters(codec="utf-8", exclude_categories=["Cs", "Cc"]), max_size=40))
+def test_run_tool_gives_the_tools_output(text: str) -> None:
+    command = [sys.executable, "-c", "import sys; sys.stdout.write(sys.argv[1])", text]
+    assert run_tool("python", command, 30.0) == text
+
+
+@given(st.integers(1, 125), st.sampled_from(["", "not found", "driver/library mismatch"]))
+def test_run_tool_names_the_status_first_line_and_hint(status: int, line: str) -> None:
+    code = f"print({line!r}); print('second'); raise SystemExit({status})"
+    hints: list[tuple[int, str]] = []
+
+    def hint(number: int, output: str) -> str:
+        hints.append((number, output))
+        return " (a hint)"
+
+    with pytest.raises(NoGpuFound) as caught:
+        run_tool("tool", [sys.executable, "-c", code], 30.0, hint=hint)
+    first = line or "second"
+    assert str(caught.value) == f"tool failed with exit status {status}: {first} (a hint)"
+    assert hints == [(status, f"{line}\nsecond\n")]
+
+
+@given(st.integers() | st.text(max_size=5) | st.none())
+def test_within_gives_the_answer_or_what_was_raised(answer: object) -> None:
+    assert within(30.0, lambda: answer, "a call") == answer
+
+    def fail() -> object:
+        raise LookupError(answer)
+
+    with pytest.raises(LookupError) as caught:
+        within(30.0, fail, "a call")
+    assert caught.value.args == (answer,)
+
+
+def test_within_gives_up_on_a_call_that_does_not_answer() -> None:
+    released = threading.Event()
+    start = time.monotonic()
+    with pytest.raises(NoGpuFound, match=r"^a read did not answer within 0\.2 s$"):
+        within(0.2, released.wait, "a read")
+    assert time.monotonic() - start < 30
+    released.set()
+
+
+def test_a_process_is_named_where_it_is_seen() -> None:
+    me = gpu_process(os.getpid(), 5)
+    assert (me.pid, me.used_memory, me.visible) == (os.getpid(), 5, True)
+    assert me.name
+    unseen = gpu_process(2**22 + 1, None)  # past Linux's highest pid
+    assert (unseen.name, unseen.visible) == (None, False)
+
+
+def test_snapshot_amd_reads_the_trees_it_is_given() -> None:
+    first, second = snapshot_amd(sysfs=str(AMD_SYSFS), procfs=str(AMD_PROC))
+    assert [gpu.uuid for gpu in (first, second)] == ["0000:08:00.0", "0000:03:00.0"]
+    assert [process.pid for process in first.processes] == [2217]
+    # processes=False reads no /proc, and a deadline already past stops the search
+    assert snapshot_amd(sysfs=str(AMD_SYSFS), processes=False)[0].processes == ()
+    late = snapshot_amd(sysfs=str(AMD_SYSFS), procfs=str(AMD_PROC), deadline=0.0)
+    assert late[0].processes == ()
+    with pytest.raises(NoGpuFound, match="no DRM devices"):
+        snapshot_amd(sysfs=str(AMD_PROC))
