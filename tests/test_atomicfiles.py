@@ -1,0 +1,100 @@
+"""Tests for devutils.atomicfiles: AtomicRewrite with any transformation, open_regular.
+
+What a rewrite keeps (metadata, concurrent writers, backups, long names) is tested through
+`replace_file` and `devutils replace --in-place` in test_textfiles.py; these tests use
+the mechanism directly, as a caller with a transformation of their own does.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from devutils.atomicfiles import (
+    TEMPORARY_SUFFIX,
+    AtomicRewrite,
+    FileChangedError,
+    FileRefusedError,
+    open_regular,
+)
+
+ANY_FOLDER = settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+def leftovers(folder: Path) -> list[str]:
+    return sorted(path.name for path in folder.iterdir() if path.name.endswith(TEMPORARY_SUFFIX))
+
+
+@ANY_FOLDER
+@given(
+    old=st.binary(max_size=300),
+    new=st.binary(max_size=300),
+    commit=st.booleans(),
+    backup=st.sampled_from([None, ".orig"]),
+)
+def test_the_file_is_wholly_new_after_a_commit_and_wholly_old_otherwise(
+    tmp_path: Path, old: bytes, new: bytes, commit: bool, backup: str | None
+) -> None:
+    path = tmp_path / "data.bin"
+    path.write_bytes(old)
+    (tmp_path / "data.bin.orig").unlink(missing_ok=True)
+    os.chmod(path, 0o640)
+    with AtomicRewrite(path, backup_suffix=backup) as rewrite:
+        assert rewrite.source.read() == old
+        rewrite.target.write(new)
+        if commit:
+            rewrite.commit()
+    assert path.read_bytes() == (new if commit else old)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o640  # the mode kept
+    if backup is not None and commit:
+        assert (tmp_path / "data.bin.orig").read_bytes() == old
+    assert leftovers(tmp_path) == []
+
+
+def test_an_error_in_the_block_leaves_the_original_and_no_temporary_file(tmp_path: Path) -> None:
+    path = tmp_path / "a.txt"
+    path.write_bytes(b"old")
+
+    def interrupted() -> None:
+        with AtomicRewrite(path) as rewrite:
+            rewrite.target.write(b"half")
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        interrupted()
+    assert path.read_bytes() == b"old"
+    assert leftovers(tmp_path) == []
+
+
+def test_a_change_by_another_program_is_kept_and_reported(tmp_path: Path) -> None:
+    path = tmp_path / "a.txt"
+    path.write_bytes(b"old")
+    with AtomicRewrite(path) as rewrite:
+        rewrite.target.write(b"new")
+        with path.open("ab") as other:
+            other.write(b" and theirs")
+        with pytest.raises(FileChangedError) as caught:
+            rewrite.commit()
+    assert caught.value.path == str(path)
+    assert path.read_bytes() == b"old and theirs"
+    assert leftovers(tmp_path) == []
+
+
+def test_open_regular_reads_a_file_and_refuses_a_fifo_unread(tmp_path: Path) -> None:
+    path = tmp_path / "a.txt"
+    path.write_bytes(b"text")
+    with open_regular(str(path)) as source:
+        assert source.read() == b"text"
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    with pytest.raises(FileRefusedError) as caught:
+        open_regular(str(fifo), name="pipe")  # refused, not waited on for a writer
+    assert (caught.value.path, caught.value.kind) == ("pipe", "not-regular")
+    with pytest.raises(FileNotFoundError) as missing:
+        open_regular(str(tmp_path / "none"), name="none")
+    assert missing.value.filename == "none"
