@@ -1402,6 +1402,31 @@ def test_a_folder_git_ignores_named_on_the_command_line_is_walked(
     assert result.text == "build/kept.txt: 1\nbuild/out.txt: 1\n"  # (not the tracked one only)
 
 
+def test_a_list_of_what_is_kept_that_starts_with_a_star_is_followed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli: Cli
+) -> None:
+    # `*` matched the work tree's top itself, taken for an ignored folder named on the
+    # command line: everything was walked, the ignored files too.
+    if shutil.which("git") is None:
+        pytest.skip("needs git to tell what a repository ignores")
+    _git_init(tmp_path)
+    write(tmp_path / ".gitignore", b"*\n!*/\n!*.py\n")
+    for name in ("a.py", "a.log", "src/b.o", "src/c.py"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        write(tmp_path / name, b"colour\n")
+    args = ["replace", "-r", "--dry-run", "--pair", "colour", "color"]
+    monkeypatch.chdir(tmp_path / "src")
+    assert cli([*args, ".."]).text == "../a.py: 1\n../src/c.py: 1\n"
+    assert cli([*args, str(tmp_path)]).text == f"{tmp_path}/a.py: 1\n{tmp_path}/src/c.py: 1\n"
+    listed = subprocess.run(
+        ["git", "-C", str(tmp_path), "ls-files", "-co", "--exclude-standard"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert listed.stdout.split() == ["a.py", "src/c.py"]  # what git itself lists
+
+
 def test_git_s_answer_is_read_whatever_its_language(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli: Cli
 ) -> None:

@@ -175,8 +175,12 @@ def _in_work_tree(folder: str) -> bool:
 
 
 def _ignored_by_git(folder: str, environment: dict[str, str]) -> bool:
-    """Whether git ignores *folder* itself (``build/`` in .gitignore)."""
+    """Whether git ignores *folder* itself (``build/`` in .gitignore). A work tree's top
+    is never ignored, not even by a ``*`` that starts a list of what is kept."""
     import subprocess
+
+    if os.path.lexists(os.path.join(folder, ".git")):
+        return False
 
     command = ["git", "-C", folder, "check-ignore", "-q", "--no-index", "."]
     done = subprocess.run(command, capture_output=True, check=False, env=environment)
