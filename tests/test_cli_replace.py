@@ -1193,6 +1193,26 @@ def test_diff_headers_are_the_names_bytes_in_any_encoding(tmp_path: Path) -> Non
         assert (tmp_path / "é.txt").read_bytes() == b"Xe\n"
 
 
+def test_diff_headers_with_a_space_end_in_a_tab_as_git_writes_them(tmp_path: Path) -> None:
+    # patch read "a/my" as the name and found no file to patch.
+    write(tmp_path / "my notes.txt", b"colour\n")
+    write(tmp_path / "my café.txt", b"colour\n")
+    result = run_replace(
+        ["--diff", "--pair", "colour", "color", "my notes.txt", "my café.txt"], cwd=tmp_path
+    )
+    headers = [line for line in result.stdout.split(b"\n") if line[:4] in (b"--- ", b"+++ ")]
+    assert headers == [
+        b"--- a/my notes.txt\t",
+        b"+++ b/my notes.txt\t",
+        b'--- "a/my caf\\303\\251.txt"\t',
+        b'+++ "b/my caf\\303\\251.txt"\t',
+    ]
+    if shutil.which("patch") is not None:
+        subprocess.run(["patch", "-p1"], input=result.stdout, cwd=tmp_path, check=True)
+        assert (tmp_path / "my notes.txt").read_bytes() == b"color\n"
+        assert (tmp_path / "my café.txt").read_bytes() == b"color\n"
+
+
 def test_in_place_errors_name_the_file_as_given(tmp_path: Path) -> None:
     (tmp_path / "dangling").symlink_to(tmp_path / "gone")
     result = run_replace(["--in-place", "--pair", "a", "b", "nosuch.txt", "dangling"], cwd=tmp_path)

@@ -77,15 +77,19 @@ def shown(path: str) -> str:
 def _diff_name(prefix: str, path: str) -> str:
     """A diff header's name as git (``core.quotePath``, its default) and patch read it:
     C-quoted where it holds more than printable ASCII, so that it is the name's own bytes
-    in any encoding the diff is written in.
+    in any encoding the diff is written in; followed by a tab where it holds a space, so
+    that patch reads the whole name (where the header's date would go).
 
     Examples:
         >>> _diff_name("a/", "notes.txt"), _diff_name("b/", "café.txt")
         ('a/notes.txt', '"b/caf\\\\303\\\\251.txt"')
+        >>> _diff_name("a/", "my notes.txt")
+        'a/my notes.txt\\t'
     """
     name = prefix + ("<stdin>" if path == STDIN else path)
+    tab = "\t" if " " in name else ""
     if name.isascii() and name.isprintable() and '"' not in name and "\\" not in name:
-        return name
+        return name + tab
     quoted = []
     for byte in os.fsencode(name):
         char = chr(byte)
@@ -95,7 +99,7 @@ def _diff_name(prefix: str, path: str) -> str:
             quoted.append(char)
         else:
             quoted.append({10: "\\n", 9: "\\t", 13: "\\r"}.get(byte, f"\\{byte:03o}"))
-    return '"' + "".join(quoted) + '"'
+    return '"' + "".join(quoted) + '"' + tab
 
 
 def process(
