@@ -115,7 +115,7 @@ def replace_encoded(  # noqa: PLR0913 - the streams, then keyword-only settings
 
     Raises:
         TypeError: If *replacer* is not a `Replacer`, *source* has no ``read`` or gives
-            anything but bytes, or *name* is not a str.
+            anything but bytes, or *name* or *encoding* is not a str.
         FileRefusedError: For a NUL character, bytes that do not decode, bytes that
             would not be written back as they were (see `_ReadBack`), or output that
             cannot be encoded (*name* names the file in the message).
@@ -133,7 +133,7 @@ def replace_encoded(  # noqa: PLR0913 - the streams, then keyword-only settings
         b'color\\r\\n'
     """
     chunk_size = check_chunk_size(chunk_size)
-    codec = codecs.lookup(encoding).name
+    codec = _codec(encoding)
     "".encode(codec)  # a LookupError for a bytes-to-bytes codec (base64, zlib, rot13)
     if codec in TRANSFORMS:
         msg = f"{encoding!r} is a transform, not a text encoding"
@@ -167,6 +167,20 @@ def replace_encoded(  # noqa: PLR0913 - the streams, then keyword-only settings
             write_all(target, data)
         if final:
             return state
+
+
+def _codec(encoding: object) -> str:
+    """The name `codecs.lookup` gives *encoding*; a TypeError naming the argument for a
+    non-str, and a LookupError for a name no codec can have (a NUL, a lone surrogate, as
+    a command line gives undecodable bytes), as for any other unknown name."""
+    if not isinstance(encoding, str):
+        msg = f"encoding must be a str, got {type(encoding).__name__} {encoding!r:.60}"
+        raise TypeError(msg)
+    try:
+        return codecs.lookup(encoding).name
+    except ValueError:  # (UnicodeEncodeError, "embedded null character")
+        msg = f"unknown encoding: {encoding!r}"
+        raise LookupError(msg) from None
 
 
 class _ReadBack:
@@ -252,7 +266,8 @@ def replace_file(
         chunk_size: Bytes read at a time.
 
     Raises:
-        TypeError: If *replacer* is not a `Replacer` or *path* not a path.
+        TypeError: If *replacer* is not a `Replacer`, *path* not a path or *encoding*
+            not a str.
         FileRefusedError: If the file is binary (has a NUL character), does not decode,
             or the result cannot be encoded; the file is untouched.
         FileChangedError: If another process changed the file meanwhile; its change stays.
@@ -274,7 +289,7 @@ def replace_file(
     if not isinstance(given, Replacer):  # before the file is opened
         msg = f"replacer must be a Replacer, got {type(given).__name__} {given!r:.60}"
         raise TypeError(msg)
-    codecs.lookup(encoding)  # LookupError for an unknown encoding, before anything else
+    _codec(encoding)  # LookupError for an unknown encoding, before anything else
     with AtomicRewrite(path, backup_suffix=backup_suffix) as rewrite:
         state = replace_encoded(
             replacer,

@@ -63,7 +63,7 @@ def test_tsv_malformed_line_is_named(tmp_path: Path, cli: Cli) -> None:
     path = tmp_path / "glossary.tsv"
     path.write_text("colour\tcolor\ncentre center\n", encoding="utf-8")
     result = cli(["replace", "--map", str(path)], b"x")
-    assert result.status == 2
+    assert result.status == 2  # a usage error
     assert "line 2" in result.err
     assert result.err.count("\n") == 1
     assert result.out == b""
@@ -78,7 +78,7 @@ def test_a_refused_key_names_where_it_was_given(tmp_path: Path, cli: Cli) -> Non
     path = tmp_path / "m.json"
     path.write_text('{"A": "x"}', encoding="utf-8")
     result = cli(["replace", "--map", str(path), "--pair", "a", "y", "--ignore-case"], b"a")
-    assert result.status == 2
+    assert result.status == 2  # a usage error
     assert result.err.startswith(
         f"devutils replace: error: --map {path} and --pair: keys 'A' and 'a' are equal"
     )
@@ -88,7 +88,7 @@ def test_key_given_twice_with_different_values(tmp_path: Path, cli: Cli) -> None
     path = tmp_path / "m.json"
     path.write_text('{"a": "b"}', encoding="utf-8")
     result = cli(["replace", "--map", str(path), "--pair", "a", "c"], b"a")
-    assert result.status == 2
+    assert result.status == 2  # a usage error
     assert "'a' given twice" in result.err
 
 
@@ -109,7 +109,7 @@ def test_key_given_twice_with_different_values(tmp_path: Path, cli: Cli) -> None
 )
 def test_usage_errors_are_one_line_exit_2(args: list[str], message: str, cli: Cli) -> None:
     result = cli(args, b"a")
-    assert result.status == 2
+    assert result.status == 2  # a usage error
     assert message in result.err
     assert result.err.count("\n") == 1, result.err
 
@@ -199,7 +199,7 @@ def test_diff(tmp_path: Path, cli: Cli) -> None:
 
 def test_in_place_with_stdin_is_a_usage_error(tmp_path: Path, cli: Cli) -> None:
     result = cli(["replace", "--in-place", "--pair", "a", "b"])
-    assert result.status == 2
+    assert result.status == 2  # a usage error
     assert result.err.count("\n") == 1
     path = write(tmp_path / "a.txt", b"a")
     dry = cli(["replace", "--in-place", "--dry-run", "--pair", "a", "b", str(path)])
@@ -223,7 +223,7 @@ def make_tree(root: Path) -> None:
 def test_directory_needs_recursive(tmp_path: Path, cli: Cli) -> None:
     make_tree(tmp_path)
     result = cli(["replace", "--in-place", "--pair", "old", "new", str(tmp_path)])
-    assert result.status == 2
+    assert result.status == 2  # a usage error
     assert "is a directory (use --recursive" in result.err
 
 
@@ -690,7 +690,7 @@ def test_jobs_never_start_more_workers_than_files(tmp_path: Path) -> None:
 @pytest.mark.parametrize("jobs", ["100000", "2147483648", "257"])
 def test_jobs_past_the_cap_is_a_usage_error(jobs: str, cli: Cli) -> None:
     result = cli(["replace", "-j", jobs, "--pair", "a", "b"])
-    assert result.status == 2
+    assert result.status == 2  # a usage error
     assert result.err == (
         f"devutils replace: error: argument -j/--jobs: must be at most 256, got {jobs!r}\n"
     )
@@ -894,7 +894,7 @@ def test_a_closed_stdin_is_one_line_not_a_traceback(args: list[str]) -> None:
 def test_a_closed_stdin_for_the_map_is_one_line(tmp_path: Path) -> None:
     path = write(tmp_path / "a.txt", b"a\n")
     result = run_replace(["--map", "-", str(path)], stdin=None)
-    assert result.returncode == 2
+    assert result.returncode == 2  # a usage error
     assert result.stderr == b"devutils replace: error: cannot read --map -: stdin is closed\n"
 
 
@@ -1001,7 +1001,7 @@ def test_utf8_sig_neither_adds_nor_drops_a_bom(tmp_path: Path) -> None:
 @pytest.mark.parametrize("encoding", ["utf-16", "utf-32", "UTF16"])
 def test_utf16_without_a_byte_order_asks_for_one(encoding: str) -> None:
     result = run_replace(["--encoding", encoding, "--pair", "a", "b"], stdin=b"")
-    assert result.returncode == 2
+    assert result.returncode == 2  # a usage error
     assert b"give the byte order" in result.stderr
 
 
@@ -1026,7 +1026,7 @@ def test_a_tsv_value_may_hold_any_character_but_a_newline_or_tab(
 def test_a_tsv_error_names_the_right_line(tmp_path: Path) -> None:
     table = write(tmp_path / "map.tsv", "a\tA\u2028\n\x0cb\tB\nbroken line\n".encode())
     result = run_replace(["--map", str(table)], stdin=b"")
-    assert result.returncode == 2
+    assert result.returncode == 2  # a usage error
     assert (
         f"--map {str(table)!r} line 3: expected 2 tab-separated columns".encode() in result.stderr
     )
@@ -1035,7 +1035,7 @@ def test_a_tsv_error_names_the_right_line(tmp_path: Path) -> None:
 def test_a_json_key_given_twice_is_an_error_as_in_a_tsv(tmp_path: Path) -> None:
     table = write(tmp_path / "map.json", b'{"colour": "color", "colour": "colr"}')
     result = run_replace(["--map", str(table)], stdin=b"colour\n")
-    assert result.returncode == 2
+    assert result.returncode == 2  # a usage error
     assert (
         result.stderr
         == (
@@ -1238,7 +1238,7 @@ def test_diff_refuses_a_file_past_its_limit_and_says_what_to_do(tmp_path: Path) 
 @pytest.mark.parametrize("size", ["9223372036854775807", "1073741825"])
 def test_chunk_size_has_an_upper_bound(size: str) -> None:
     result = run_replace(["--chunk-size", size, "--pair", "a", "b"], stdin=b"a\n")
-    assert result.returncode == 2
+    assert result.returncode == 2  # a usage error
     assert (
         result.stderr
         == (
@@ -1335,7 +1335,7 @@ def test_a_tsv_map_whose_first_key_starts_with_a_brace_stays_a_tsv(
     assert cli(["replace", "--map", str(table)], b"{name} of {city}\n").text == "Ada of Paris\n"
     broken = write(tmp_path / "broken.txt", b"{name} Ada\n")
     result = cli(["replace", "--map", str(broken)], b"")
-    assert result.status == 2
+    assert result.status == 2  # a usage error
     assert "(read as TSV: not named .json and not a JSON object)" in result.err
 
 
@@ -1542,3 +1542,29 @@ def test_stdin_is_replaced_as_it_arrives() -> None:
         process.stdin.close()
         process.wait(timeout=60)
     assert process.returncode == 0
+
+
+@pytest.mark.parametrize("encoding", [b"\xff", b"utf\xe9"])
+def test_an_encoding_that_is_not_utf8_is_a_usage_error(encoding: bytes) -> None:
+    # It was a UnicodeEncodeError traceback from codecs.lookup, status 1.
+    command = [os.fsencode(sys.executable), b"-m", b"devutils", b"replace", b"--encoding"]
+    result = subprocess.run(
+        [*command, encoding, b"--pair", b"a", b"b"], input=b"a\n", capture_output=True, check=False
+    )
+    assert result.returncode == 2  # a usage error
+    assert result.stderr.startswith(b"devutils replace: error: unknown text encoding ")
+    assert b"Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("name", ["deep.json", "deep.txt"])
+def test_a_map_nested_too_deep_is_an_error_naming_it(tmp_path: Path, name: str, cli: Cli) -> None:
+    # A RecursionError traceback, status 1: from the sniffing (deep.txt) and the reading.
+    depth = 100_000
+    path = write(tmp_path / name, b'{"a":' + b"[" * depth + b"]" * depth + b"}")
+    result = cli(["replace", "--map", str(path)], stdin=b"a\n")
+    assert result.status == 2  # a usage error
+    assert f"--map {str(path)!r}: JSON nested too deep" in result.err
+    long = write(tmp_path / "long.json", b'{"a": [' + b"1," * 100_000 + b"1]}")
+    result = cli(["replace", "--map", str(long)], stdin=b"a\n")
+    assert "must be a string, got [1, 1," in result.err
+    assert len(result.err) < 300  # the value cut short, not 300 KB of it

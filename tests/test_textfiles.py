@@ -710,3 +710,18 @@ def test_replace_encoded_checks_its_source_and_name() -> None:
         replace_encoded(Replacer({"a": "b"}), None, None, name="a.txt")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="name must be a str"):
         replace_encoded(Replacer({"a": "b"}), io.BytesIO(b"a"), None, name=None)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("encoding", ["\udcff", "utf-8\x00", "no-such-codec"])
+def test_an_encoding_no_codec_can_have_is_a_lookup_error(tmp_path: Path, encoding: str) -> None:
+    # A lone surrogate (an undecodable byte of a command line) or a NUL was a
+    # UnicodeEncodeError or ValueError from codecs.lookup.
+    path = tmp_path / "a.txt"
+    path.write_bytes(b"a")
+    with pytest.raises(LookupError, match="unknown encoding"):
+        replace_encoded(Replacer({"a": "b"}), io.BytesIO(b"a"), None, name="x", encoding=encoding)
+    with pytest.raises(LookupError, match="unknown encoding"):
+        replace_file(Replacer({"a": "b"}), path, encoding=encoding)
+    with pytest.raises(TypeError, match="encoding must be a str, got int 8"):
+        replace_file(Replacer({"a": "b"}), path, encoding=8)  # type: ignore[arg-type]
+    assert path.read_bytes() == b"a"

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from devutils.cli.common import CliError
+from devutils.messages import shown
 
 STDIN = "-"
 
@@ -53,6 +54,8 @@ def _is_json_object(text: str) -> bool:
         return isinstance(json.loads(text), dict)
     except json.JSONDecodeError:
         return False
+    except RecursionError:  # an object nested too deep: read as JSON, which says so
+        return True
 
 
 def _add(mapping: dict[str, Any], key: str, value: object, where: str) -> None:
@@ -78,12 +81,15 @@ def _load_json(path: str, text: str) -> dict[str, str]:
     except json.JSONDecodeError as exc:
         msg = f"--map {path!r}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
         raise CliError(msg) from exc
+    except RecursionError:  # (values must be strings: no map nests)
+        msg = f"--map {path!r}: JSON nested too deep (a map is one object of strings)"
+        raise CliError(msg) from None
     if not isinstance(data, dict):
         msg = f"--map {path!r}: expected a JSON object, got {type(data).__name__}"
         raise CliError(msg)
     for key, value in data.items():
         if not isinstance(value, str):
-            msg = f"--map {path!r}: value for key {key!r} must be a string, got {value!r}"
+            msg = f"--map {path!r}: value for key {shown(key)} must be a string, got {shown(value)}"
             raise CliError(msg)
     return data
 

@@ -54,7 +54,7 @@ def check_encoding(name: str) -> str:
     try:
         codec = codecs.lookup(name).name
         "".encode(codec)  # LookupError for a codec that is not a text encoding
-    except LookupError as exc:
+    except (LookupError, ValueError) as exc:  # (ValueError: a NUL, an undecodable byte)
         msg = f"unknown text encoding {name!r}"
         raise CliError(msg) from exc
     if codec == "utf-8-sig":
