@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -184,3 +185,72 @@ def test_the_flag_check_sees_a_flag_documented_under_another_subcommand_only() -
     )
     assert "`--json`" in _cli_section(page, "gpu")
     assert "`--json`" not in _cli_section(page, "months")
+
+
+@pytest.mark.skipif(os.name != "posix", reason="closes stderr with sh")
+def test_a_closed_stderr_still_runs_the_command(tmp_path: Path) -> None:
+    # --progress auto asked sys.stderr (None) whether it is a terminal: an AttributeError
+    # that nobody saw, status 1, and no file rewritten.
+    path = tmp_path / "c.txt"
+    path.write_bytes(b"colour\n")
+    replace = [sys.executable, "-m", "devutils", "replace", "--pair", "colour", "color"]
+    closed = ["sh", "-c", 'exec "$0" "$@" 2>&-']
+    completed = subprocess.run([*closed, *replace, str(path)], capture_output=True, check=False)
+    assert (completed.returncode, completed.stdout) == (0, b"color\n")
+    completed = subprocess.run(
+        [*closed, *replace, "--in-place", str(path)], capture_output=True, check=False
+    )
+    assert (completed.returncode, path.read_bytes()) == (0, b"color\n")
+    completed = subprocess.run(
+        [*closed, *replace, str(tmp_path / "none.txt")], capture_output=True, check=False
+    )
+    assert completed.returncode == 1  # the error unseen, the status still says it
+
+
+@pytest.fixture(scope="module")
+def euc_jp(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """The environment of a Japanese EUC-JP locale, built with localedef."""
+    if shutil.which("localedef") is None:
+        pytest.skip("needs localedef (libc-bin) to build an EUC-JP locale")
+    folder = tmp_path_factory.mktemp("locales")
+    built = subprocess.run(
+        ["localedef", "-i", "ja_JP", "-f", "EUC-JP", str(folder / "ja_JP.eucJP")],
+        capture_output=True,
+        check=False,
+    )
+    env = {**os.environ, "LOCPATH": str(folder), "LANG": "ja_JP.eucJP"}
+    for name in ("LC_ALL", "LC_CTYPE", "PYTHONUTF8", "PYTHONIOENCODING"):
+        env.pop(name, None)
+    probe = [sys.executable, "-c", "import sys; print(sys.getfilesystemencoding())"]
+    encoding = subprocess.run(probe, env=env, capture_output=True, text=True, check=False)
+    if built.returncode > 1 or encoding.stdout.strip() != "euc_jp":  # (1: warnings only)
+        pytest.skip(f"could not build an EUC-JP locale: {built.stderr[-200:]!r}")
+    return env
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/cmdline"), reason="reads /proc (Linux)")
+@pytest.mark.parametrize("word", ["ストロベリー", "Straße", "日本", "한국", "café"])
+def test_utf8_words_and_names_under_an_euc_jp_locale(
+    euc_jp: dict[str, str], tmp_path: Path, word: str
+) -> None:
+    # Python decodes the command line with the C library, which reads some bytes of UTF-8
+    # as characters that Python's euc_jp codec cannot encode back: a traceback.
+    replace = [sys.executable, "-m", "devutils", "replace"]
+    completed = subprocess.run(
+        [*replace, "--pair", word, "X"],
+        input=f"<{word}>\n".encode(),
+        env=euc_jp,
+        capture_output=True,
+        check=False,
+    )
+    assert (completed.returncode, completed.stdout, completed.stderr) == (0, b"<X>\n", b"")
+    path = tmp_path / f"{word}.txt"
+    path.write_bytes(b"a\n")
+    completed = subprocess.run(
+        [*replace, "--in-place", "--pair", "a", "b", os.fsencode(path)],
+        env=euc_jp,
+        capture_output=True,
+        check=False,
+    )
+    assert (completed.returncode, completed.stderr) == (0, b"")
+    assert path.read_bytes() == b"b\n"

@@ -89,7 +89,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         # A stand-in open read-only: any write fails with EBADF, as in the shell, rather
         # than vanish; and no file opened later can take descriptor 1.
         sys.stdout = open(os.open(os.devnull, os.O_RDONLY), "w", encoding="utf-8")  # noqa: SIM115 - for the run
+    if sys.stderr is None:  # started with stderr closed (`devutils ... 2>&-`): messages
+        # go nowhere, and no file opened later takes descriptor 2.
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - for the run
     arguments = list(sys.argv[1:] if argv is None else argv)
+    if argv is None:
+        arguments = _as_typed(arguments)
     command = arguments[0] if arguments else None
     try:
         status = _dispatch(arguments, command)
@@ -111,6 +116,32 @@ def main(argv: Sequence[str] | None = None) -> int:
         _silence_stdout()  # what is still buffered would fail again at exit
         return 1
     return status
+
+
+def _as_typed(arguments: list[str]) -> list[str]:
+    """The command line's words, each of which `os.fsencode` turns back into the bytes
+    typed (as every subcommand expects: words are read as UTF-8, file names opened).
+
+    Python's own decoding (the C library's, with surrogateescape) cannot always be
+    undone: under EUC-JP it reads the byte 0x82 of a UTF-8 word as the character U+0082,
+    which Python's ``euc_jp`` codec cannot encode. Such words are read again from the
+    bytes themselves (``/proc/self/cmdline``, on Linux), with `os.fsdecode`.
+    """
+    try:
+        for word in arguments:
+            os.fsencode(word)
+    except UnicodeEncodeError:
+        pass
+    else:
+        return arguments
+    try:
+        with open("/proc/self/cmdline", "rb") as handle:
+            words = handle.read().split(b"\0")[:-1]
+    except OSError:  # not Linux: left as Python read them
+        return arguments
+    if len(words) != len(sys.orig_argv) or len(words) < len(arguments):
+        return arguments
+    return [os.fsdecode(word) for word in words[len(words) - len(arguments) :]]
 
 
 def _dispatch(arguments: list[str], command: str | None) -> int:
