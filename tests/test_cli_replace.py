@@ -1568,3 +1568,31 @@ def test_a_map_nested_too_deep_is_an_error_naming_it(tmp_path: Path, name: str, 
     result = cli(["replace", "--map", str(long)], stdin=b"a\n")
     assert "must be a string, got [1, 1," in result.err
     assert len(result.err) < 300  # the value cut short, not 300 KB of it
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="lowers the open-file limit (Linux)")
+def test_workers_that_cannot_start_are_an_error_and_no_file_is_touched(tmp_path: Path) -> None:
+    # Out of descriptors, it blamed stdout, then hung for ever on the workers it had.
+    import resource
+
+    names = [f"f{number}.txt" for number in range(80)]
+    for name in names:
+        write(tmp_path / name, b"colour\n")
+
+    def few_descriptors() -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
+
+    result = run_replace(
+        ["-j", "64", "--in-place", "--pair", "colour", "color", *names],
+        cwd=tmp_path,
+        preexec_fn=few_descriptors,  # (only setrlimit, before the exec)
+        timeout=60,  # (it hung for ever)
+    )
+    assert result.returncode == 1
+    assert result.stderr.endswith(
+        b"devutils replace: error: --jobs 64: cannot start the worker processes"
+        b" (Too many open files): try fewer\n"
+    )
+    assert b"Traceback" not in result.stderr
+    assert all((tmp_path / name).read_bytes() == b"colour\n" for name in names)
+    assert sorted(path.name for path in tmp_path.iterdir()) == sorted(names)

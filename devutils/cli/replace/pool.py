@@ -11,7 +11,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import replace
 from typing import Any
 
-from devutils.cli.common import Terminated, catch_signals, hold_signals
+from devutils.cli.common import CliError, Terminated, catch_signals, hold_signals
 from devutils.cli.replace.progress import Progress
 from devutils.cli.replace.tasks import Job, Task
 from devutils.cli.replace.work import Outcome, process
@@ -78,12 +78,33 @@ class Runner:
         # this process reaches this thread (one taken by a helper thread is not noticed
         # until the wait ends); the workers take theirs back in `_init_worker`.
         with hold_signals():
-            self.futures = [self.pool.submit(_process_chunk, self.job, chunk) for chunk in chunks]
+            try:  # (the workers all start with the first chunk, before it is sent)
+                self.futures = [self.pool.submit(_process_chunk, self.job, c) for c in chunks]
+            except OSError as exc:  # too many open files or processes: no file touched yet
+                raise self._not_started(exc) from exc
         for future in self.futures:
             outcomes, signum = future.result()
             if signum:  # a worker was sent a signal of its own: stop everything
                 raise Terminated(signum)
             yield from outcomes
+
+    def _not_started(self, exc: OSError) -> CliError:
+        """The error of workers that could not all start, once those that did are gone:
+        they wait for work that is never sent (a queue no one would close), and are
+        killed, as none has a file open."""
+        import multiprocessing
+
+        assert self.pool is not None
+        self.pool.shutdown(wait=False, cancel_futures=True)
+        for child in multiprocessing.active_children():
+            child.kill()
+            child.join()
+        self.pool = None
+        assert self.job.spool is not None
+        shutil.rmtree(self.job.spool, ignore_errors=True)
+        reason = exc.strerror or str(exc)
+        msg = f"--jobs {self.workers}: cannot start the worker processes ({reason}): try fewer"
+        return CliError(msg, status=1)
 
     def __exit__(self, *exc_info: object) -> None:
         if self.pool is not None:
