@@ -1596,3 +1596,31 @@ def test_workers_that_cannot_start_are_an_error_and_no_file_is_touched(tmp_path:
     assert b"Traceback" not in result.stderr
     assert all((tmp_path / name).read_bytes() == b"colour\n" for name in names)
     assert sorted(path.name for path in tmp_path.iterdir()) == sorted(names)
+
+
+def test_a_map_read_from_stdin_redirected_from_a_file_is_never_rewritten(tmp_path: Path) -> None:
+    # `--map - < g.tsv` rewrote g.tsv itself, which `--map g.tsv` refuses.
+    glossary = write(tmp_path / "g.tsv", b"colour\tcolor\n")
+    write(tmp_path / "a.txt", b"colour\n")
+    with glossary.open("rb") as stdin:
+        refused = subprocess.run(
+            [sys.executable, "-m", "devutils", "replace", "--map", "-", "--in-place", "g.tsv"],
+            stdin=stdin,
+            capture_output=True,
+            cwd=tmp_path,
+            check=False,
+        )
+    assert (refused.returncode, refused.stderr) == (
+        2,
+        b"devutils replace: error: g.tsv is the --map file: it is never rewritten\n",
+    )
+    with glossary.open("rb") as stdin:
+        walked = subprocess.run(
+            [sys.executable, "-m", "devutils", "replace", "--map", "-", "-r", "-n", "."],
+            stdin=stdin,
+            capture_output=True,
+            cwd=tmp_path,
+            check=False,
+        )
+    assert (walked.returncode, walked.stdout) == (0, b"./a.txt: 1\n")  # the map left out
+    assert glossary.read_bytes() == b"colour\tcolor\n"

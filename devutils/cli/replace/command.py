@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import stat
 import sys
 from collections.abc import Iterator
 from typing import Any
@@ -33,8 +34,9 @@ def run(args: argparse.Namespace) -> int:
     tasks = list(
         expand(names, recursive=args.recursive, hidden=args.hidden, ignore=not args.no_ignore)
     )
-    if args.map_file not in (None, STDIN):
-        tasks = _without_the_map(tasks, args.map_file, job.mode)
+    glossary = None if args.map_file is None else _map_identity(args.map_file)
+    if glossary is not None:
+        tasks = _without_the_map(tasks, glossary, job.mode)
     if job.mode in ("in-place", "dry-run"):
         # A file named twice (or through a symlink too) is rewritten once, not twice:
         # a swap applied twice would silently undo itself.
@@ -66,13 +68,23 @@ def run(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-def _without_the_map(tasks: list[Task], map_file: str, mode: str) -> list[Task]:
+def _map_identity(map_file: str) -> os.stat_result | None:
+    """The ``--map`` file's stat (with ``-``, stdin's, where it is a file: ``--map - <
+    glossary.tsv``), or None where there is no file to leave out."""
+    try:
+        if map_file != STDIN:
+            return os.stat(map_file)
+        if sys.stdin is None:
+            return None
+        info = os.fstat(sys.stdin.fileno())
+    except (OSError, ValueError):  # (ValueError: a stdin without a descriptor)
+        return None
+    return info if stat.S_ISREG(info.st_mode) else None
+
+
+def _without_the_map(tasks: list[Task], glossary: os.stat_result, mode: str) -> list[Task]:
     """*tasks* less the ``--map`` file: a walk leaves it out, and naming it for
     ``--in-place`` is an error (the glossary would rewrite itself)."""
-    try:
-        glossary = os.stat(map_file)
-    except OSError:
-        return tasks
     kept = []
     for task in tasks:
         with contextlib.suppress(OSError):
