@@ -770,6 +770,25 @@ def test_output_onto_a_disk_that_fills_up_is_an_error(tmp_path: Path) -> None:
         )
 
 
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_full_temporary_directory_is_named_not_the_file_read(tmp_path: Path, jobs: str) -> None:
+    # Output waits in the temporary directory (past 16 MiB, or for --jobs): its full disk
+    # was reported as the file's, "big.txt: No space left on device".
+    big = write(tmp_path / "big.txt", b"colour " * 3_000_000)  # 21 MB
+    small = write(tmp_path / "small.txt", b"colour\n")
+    with small_tmpfs(tmp_path / "tmp", size="64k") as folder:
+        completed = run_replace(
+            ["-j", jobs, "--pair", "colour", "color", str(big), str(small)],
+            env={**os.environ, "TMPDIR": str(folder)},
+        )
+        assert sorted(os.listdir(folder)) == []  # nothing left behind
+    assert completed.returncode == 1
+    message = completed.stderr.decode()
+    assert message.startswith(f"devutils replace: {big}: cannot hold the output in {folder}")
+    assert message.endswith(": No space left on device\n")
+    assert completed.stdout.endswith(b"color\n")  # the small file's output, all the same
+
+
 def test_in_place_on_a_full_disk_keeps_the_original(tmp_path: Path, cli: Cli) -> None:
     with small_tmpfs(tmp_path / "disk") as disk:
         original = b"a " * 60_000  # 120 KB: the rewrite (240 KB) does not fit beside it

@@ -3,12 +3,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import io
 import os
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import IO, Any
 
@@ -251,18 +252,19 @@ def _to_stdout(job: Job, path: str, source: _Reader, *, parallel: bool) -> Outco
         target = os.fdopen(descriptor, "wb")
     else:
         target = tempfile.SpooledTemporaryFile(max_size=16 << 20)  # noqa: SIM115 - closed below
+    held = _Held(target, os.path.dirname(name) if parallel else tempfile.gettempdir())
     try:
         with open_regular(path) as handle:
             state = replace_encoded(
                 job.replacer,
                 source.over(handle),
-                target,
+                held,
                 name=path,
                 encoding=job.encoding,
                 chunk_size=job.chunk_size,
             )
         if parallel:
-            target.close()
+            held.close()
             return Outcome(path, state.count, output=name)
         target.seek(0)
         while data := target.read(DEFAULT_CHUNK_BYTES):
@@ -270,11 +272,38 @@ def _to_stdout(job: Job, path: str, source: _Reader, *, parallel: bool) -> Outco
         return Outcome(path, state.count)
     except BaseException:
         if parallel:
-            target.close()
+            with contextlib.suppress(OSError):
+                target.close()
             os.unlink(name)
         raise
     finally:
-        target.close()
+        with contextlib.suppress(OSError):  # (a failed write is reported already)
+            target.close()
+
+
+class _Held:
+    """The temporary file where a file's output waits for stdout; a write or flush it
+    refuses (a full temporary directory) names that directory, not the file read."""
+
+    def __init__(self, target: IO[bytes], folder: str) -> None:
+        self._target = target
+        self._folder = folder
+
+    def write(self, data: bytes | memoryview, /) -> int:
+        with self._naming():
+            return self._target.write(data)
+
+    def close(self) -> None:
+        with self._naming():
+            self._target.close()
+
+    @contextlib.contextmanager
+    def _naming(self) -> Iterator[None]:
+        try:
+            yield
+        except OSError as exc:
+            reason = f"cannot hold the output in {shown(self._folder)}: {exc.strerror or exc}"
+            raise OSError(exc.errno, reason) from exc
 
 
 def _too_large() -> str:
