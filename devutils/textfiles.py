@@ -19,6 +19,7 @@ module re-exports its names.
 from __future__ import annotations
 
 import codecs
+import io
 import os
 from typing import Final, Protocol
 
@@ -115,7 +116,8 @@ def replace_encoded(  # noqa: PLR0913 - the streams, then keyword-only settings
 
     Raises:
         TypeError: If *replacer* is not a `Replacer`, *source* has no ``read`` or gives
-            anything but bytes, or *name* or *encoding* is not a str.
+            anything but bytes, *target* has no ``write``, either is a text stream, or
+            *name* or *encoding* is not a str (all but the bytes checked before reading).
         FileRefusedError: For a NUL character, bytes that do not decode, bytes that
             would not be written back as they were (see `_ReadBack`), or output that
             cannot be encoded (*name* names the file in the message).
@@ -138,13 +140,7 @@ def replace_encoded(  # noqa: PLR0913 - the streams, then keyword-only settings
     if codec in TRANSFORMS:
         msg = f"{encoding!r} is a transform, not a text encoding"
         raise LookupError(msg)
-    given: object = name
-    if not isinstance(given, str):
-        msg = f"name must be a str, got {type(given).__name__} {given!r}"
-        raise TypeError(msg)
-    if not callable(getattr(source, "read", None)):
-        msg = f"source must have a read() method, got {type(source).__name__}"
-        raise TypeError(msg)
+    _check_streams(name, source, target)
     decoder = _StrictDecoder(encoding, name)
     encoder = codecs.getincrementalencoder(encoding)(errors="strict")
     state = StreamReplacer(replacer)
@@ -167,6 +163,24 @@ def replace_encoded(  # noqa: PLR0913 - the streams, then keyword-only settings
             write_all(target, data)
         if final:
             return state
+
+
+def _check_streams(name: object, source: object, target: object) -> None:
+    """`replace_encoded`'s TypeErrors for its *name*, *source* and *target*, before
+    anything is read."""
+    if not isinstance(name, str):
+        msg = f"name must be a str, got {type(name).__name__} {name!r}"
+        raise TypeError(msg)
+    if not callable(getattr(source, "read", None)):
+        msg = f"source must have a read() method, got {type(source).__name__}"
+        raise TypeError(msg)
+    if target is not None and not callable(getattr(target, "write", None)):
+        msg = f"target must have a write() method or be None, got {type(target).__name__}"
+        raise TypeError(msg)
+    for role, verb, stream in (("source", "give", source), ("target", "take", target)):
+        if isinstance(stream, io.TextIOBase):
+            msg = f"{role} must {verb} bytes (open it in binary mode), got {type(stream).__name__}"
+            raise TypeError(msg)
 
 
 def _codec(encoding: object) -> str:

@@ -712,6 +712,24 @@ def test_replace_encoded_checks_its_source_and_name() -> None:
         replace_encoded(Replacer({"a": "b"}), io.BytesIO(b"a"), None, name=None)  # type: ignore[arg-type]
 
 
+@given(st.binary(max_size=20))
+def test_replace_encoded_checks_its_target_before_reading(data: bytes) -> None:
+    # A target without write() was found only at the first write (never, for an empty
+    # source), and a text stream raised StringIO's own error, after reading.
+    for target, problem in [
+        (object(), "target must have a write"),
+        (io.StringIO(), "target must take bytes"),
+    ]:
+        source = io.BytesIO(data)
+        with pytest.raises(TypeError, match=problem):
+            replace_encoded(Replacer({"a": "b"}), source, target, name="a.txt")  # type: ignore[arg-type]
+        assert source.tell() == 0  # nothing read
+    text = io.StringIO("a")
+    with pytest.raises(TypeError, match="source must give bytes"):
+        replace_encoded(Replacer({"a": "b"}), text, None, name="a.txt")  # type: ignore[arg-type]
+    assert text.tell() == 0
+
+
 @pytest.mark.parametrize("encoding", ["\udcff", "utf-8\x00", "no-such-codec"])
 def test_an_encoding_no_codec_can_have_is_a_lookup_error(tmp_path: Path, encoding: str) -> None:
     # A lone surrogate (an undecodable byte of a command line) or a NUL was a
