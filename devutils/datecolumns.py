@@ -380,9 +380,10 @@ def _order(s: _Column, e: _Column) -> Any:
     """-1, 0 or 1 per row as the end is before, at or after the start (instants)."""
     import numpy as np
 
-    if s.instants is not None:
+    if s.instants is not None:  # (compared, not subtracted: 300 years of ns overflow)
         missing = s.missing | e.missing
-        return np.sign(np.where(missing, 0, e.instants) - np.where(missing, 0, s.instants))
+        start, end = np.where(missing, 0, s.instants), np.where(missing, 0, e.instants)
+        return (end > start).astype(np.int64) - (end < start).astype(np.int64)
     days = np.sign(e.days - s.days)
     return np.where(days == 0, np.sign(e.since_midnight - s.since_midnight), days)
 
@@ -561,7 +562,7 @@ def add_months(d: Any, n: Any) -> Any:
     outside |= _outside_ns(column, days, column.since_midnight)
     if outside.any():
         where = int(np.argmax(outside))
-        given = n[where] if _is_steps(n) else n
+        given = _nth(n, where) if _is_steps(n) else n
         limits = (
             f"{_NS_LIMITS}, what datetime64[ns] holds" if column.unit == "ns" else "years 1..9999"
         )
@@ -626,6 +627,13 @@ def _steps(n: Any, length: int) -> Any:
         msg = f"d and n must have the same length, got {length} and {len(steps)}"
         raise ValueError(msg)
     return np.clip(steps, -limit, limit).astype(np.int64)
+
+
+def _nth(column: Any, position: int) -> Any:
+    """The value at *position* of a column of n (by position: a Series' labels aside)."""
+    import numpy as np
+
+    return np.asarray(column.to_numpy() if hasattr(column, "to_numpy") else column)[position]
 
 
 def _one_step(n: Any) -> int:
@@ -726,13 +734,25 @@ def _fold_instants(wall: Any, tz: Any) -> tuple[Any, Any]:
     high = np.where(options[0] == nat, options[1], np.maximum(options[0], options[1]))
     skipped = (low == nat) & ~np.isnat(naive.to_numpy())
     if skipped.any():  # zoneinfo's rule: fold 0 takes the offset before the gap
-        after = naive.tz_localize(tz, ambiguous="NaT", nonexistent="shift_forward").asi8
-        plain = naive.asi8
-        before_offset = _offset_at(after - 1, tz, naive.unit)
-        after_offset = _offset_at(after, tz, naive.unit)
-        low = np.where(skipped, plain - before_offset, low)
-        high = np.where(skipped, plain - after_offset, high)
+        plain = naive.asi8[skipped]
+        before, after = _offsets_around(plain, tz, naive.unit)
+        low[skipped] = plain - before
+        high[skipped] = plain - after
     return low, high
+
+
+def _offsets_around(wall: Any, tz: Any, unit: str) -> tuple[Any, Any]:
+    """The UTC offsets of *tz* before and after the gap that skips each of the wall
+    times *wall* (since the epoch, in *unit*): those a day and two hours either side of
+    it, as UTC instants, where the transition lies (no offset is a day or more). Clipped
+    to what the unit holds, as a transition never is that near its ends."""
+    import numpy as np
+
+    reach = 26 * _NS_PER["h"] // _NS_PER[unit]
+    limit = np.iinfo(np.int64)
+    earlier = np.maximum(wall, limit.min + 1 + reach) - reach
+    later = np.minimum(wall, limit.max - reach) + reach
+    return _offset_at(earlier, tz, unit), _offset_at(later, tz, unit)
 
 
 def _offset_at(instants: Any, tz: Any, unit: str) -> Any:

@@ -58,3 +58,14 @@ def test_months_errors(args: list[str], message: str, cli: Cli) -> None:
     assert message in result.err
     assert result.err.count("\n") == 1
     assert result.out == b""
+
+
+def test_a_list_past_year_9999_names_start_and_end_as_typed(cli: Cli) -> None:
+    # The message showed both as Python objects: datetime.datetime(9999, 12, 31, ...).
+    start, end = "9999-12-31T23:00+14:00", "9999-12-31T20:00-10:00"
+    result = cli(["months", start, end, "--list"])
+    assert (result.status, result.text) == (2, "")
+    assert result.err == (
+        f"devutils months: error: the months from START {start!r} to END {end!r} reach "
+        "outside years 1..9999 on START's wall clock\n"
+    )

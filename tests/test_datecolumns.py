@@ -732,3 +732,65 @@ def test_a_zoned_value_whose_wall_clock_is_past_ns_is_named() -> None:
     with pytest.raises(ValueError, match="start is outside what datetime64") as info:
         count_months(utc.dt.tz_convert("Etc/GMT-14"), utc)
     assert not isinstance(info.value, pd.errors.OutOfBoundsDatetime)
+
+
+ODD_GAPS = {  # wall clocks a change skips, and for how long: not an hour, or not on the hour
+    "Australia/Lord_Howe": ("2024-10-06 02:00", 30),
+    "Asia/Kathmandu": ("1986-01-01 00:00", 15),
+    "Pacific/Kiritimati": ("1979-10-01 00:00", 40),
+    "America/St_Johns": ("2010-03-14 00:01", 60),
+    "Pacific/Apia": ("2011-12-30 00:00", 24 * 60),
+}
+
+
+@given(
+    st.sampled_from(sorted(ODD_GAPS)),
+    st.floats(0, 1, exclude_max=True),
+    st.sampled_from([-2, -1, 1, 2]),
+    st.booleans(),
+)
+def test_a_result_in_a_gap_of_any_length_is_the_scalar_functions(
+    name: str, into: float, n: int, polars: bool
+) -> None:
+    # pandas' shift_forward moves a skipped time by an hour, whatever the gap: a 30-minute
+    # gap gave an instant 30 minutes off, Kathmandu's 15 minutes the month before.
+    zone = ZoneInfo(name)
+    first, minutes = ODD_GAPS[name]
+    skipped = datetime.fromisoformat(first) + timedelta(minutes=int(into * minutes))
+    start = pd.Timestamp(add_months(skipped, -n).replace(tzinfo=zone))
+    column = pd.Series([start, pd.NaT, start])  # a NaT beside one raised OutOfBoundsDatetime
+    expected = add_months(start, n)
+    if polars:
+        column = pl.from_pandas(column)
+    moved = as_list(add_months(column, n))
+    assert instants(moved) == instants([expected, None, expected])
+    after = pd.Timestamp(skipped.replace(tzinfo=zone)) + pd.Timedelta(hours=1)
+    first_of = as_list(month_start(pd.Series([after])))
+    assert instants(first_of) == instants([month_start(after)])
+    assert first_of[0] <= after  # never the month before
+
+
+def instants(values: list[Any]) -> list[Any]:
+    """Values as instants (UTC), None where missing: a time in a gap is shown at the
+    offset before it by the scalar functions (zoneinfo's rule) and after it by a column,
+    which holds only wall times that exist."""
+    return [None if v is None or pd.isna(v) else pd.Timestamp(v).tz_convert("UTC") for v in values]
+
+
+def test_zoned_ns_columns_centuries_apart_equal_the_scalar_functions() -> None:
+    # The instants were subtracted: 300 years of nanoseconds overflow int64.
+    starts = pd.Series(pd.DatetimeIndex(["1700-01-01", "2261-12-31"]).as_unit("ns"))
+    ends = pd.Series(pd.DatetimeIndex(["2000-01-01", "1677-09-22"]).as_unit("ns"))
+    starts, ends = starts.dt.tz_localize("UTC"), ends.dt.tz_localize("Asia/Tokyo")
+    expected = [months_between(s, e) for s, e in zip(starts, ends, strict=True)]
+    assert as_list(months_between(starts, ends)) == expected
+    assert as_list(months_between(pl.from_pandas(starts), pl.from_pandas(ends))) == expected
+    assert as_list(count_months(starts[:1], ends[:1])) == [count_months(starts[0], ends[0])]
+
+
+def test_an_n_column_with_labels_is_read_by_position() -> None:
+    # n[where] read a label: a KeyError, or another row's n in the message.
+    d = pd.Series(pd.to_datetime(["2024-01-31", "2024-03-15"]), index=[10, 20])
+    for labels in ([10, 20], [1, 0]):
+        with pytest.raises(DateRangeError, match=r"at position 1: .* \+ 1000000 months"):
+            add_months(d, pd.Series([1, 10**6], index=labels))

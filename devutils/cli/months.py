@@ -58,6 +58,7 @@ def parse_iso(name: str, text: str) -> date:
 def run(args: argparse.Namespace) -> int:
     from devutils.dates import (
         DateOrderError,
+        DateRangeError,
         MixedDatesError,
         count_months,
         iter_months,
@@ -81,6 +82,12 @@ def run(args: argparse.Namespace) -> int:
         first, second = exc.kinds
         msg = f"cannot mix {first} and {second}: START {args.start!r}, END {args.end!r}"
         raise CliError(msg) from exc
-    except (TypeError, ValueError) as exc:  # a range past year 9999
+    except DateRangeError as exc:  # a list of months past year 9999, on START's clock
+        msg = (
+            f"the months from START {args.start!r} to END {args.end!r} reach outside "
+            f"years 1..9999 on START's wall clock"
+        )
+        raise CliError(msg) from exc
+    except (TypeError, ValueError) as exc:
         raise CliError(str(exc)) from exc
     return 0
