@@ -562,7 +562,7 @@ def add_months(d: Any, n: Any) -> Any:
     outside |= _outside_ns(column, days, column.since_midnight)
     if outside.any():
         where = int(np.argmax(outside))
-        given = _nth(n, where) if _is_steps(n) else n
+        given = _as_array(n)[where] if _is_steps(n) else n
         limits = (
             f"{_NS_LIMITS}, what datetime64[ns] holds" if column.unit == "ns" else "years 1..9999"
         )
@@ -619,7 +619,7 @@ def _steps(n: Any, length: int) -> Any:
     limit = (_LAST_YEAR + 1) * _MONTHS  # further is outside years 1..9999 anyway
     if not column:
         return np.full(length, max(-limit, min(limit, _one_step(n))), dtype=np.int64)
-    steps = np.asarray(n.to_numpy() if hasattr(n, "to_numpy") else n)
+    steps = _as_array(n)
     if steps.dtype.kind not in "iu" or steps.ndim != 1:
         msg = f"n must hold ints, got a column of {steps.dtype}"
         raise TypeError(msg)
@@ -629,11 +629,11 @@ def _steps(n: Any, length: int) -> Any:
     return np.clip(steps, -limit, limit).astype(np.int64)
 
 
-def _nth(column: Any, position: int) -> Any:
-    """The value at *position* of a column of n (by position: a Series' labels aside)."""
+def _as_array(column: Any) -> Any:
+    """A column of n as a numpy array, by position (a Series' labels aside)."""
     import numpy as np
 
-    return np.asarray(column.to_numpy() if hasattr(column, "to_numpy") else column)[position]
+    return np.asarray(column.to_numpy() if hasattr(column, "to_numpy") else column)
 
 
 def _one_step(n: Any) -> int:

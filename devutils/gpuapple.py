@@ -11,8 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from devutils.gpuinfo import GpuInfo, GpuProcess, NoGpuFound, run_tool
-from devutils.messages import describe
+from devutils.gpuinfo import GpuInfo, GpuProcess, NoGpuFound, check_text, run_tool
 
 __all__ = ["parse_ioreg", "snapshot_apple"]
 
@@ -45,10 +44,7 @@ def parse_ioreg(text: str) -> list[dict[str, Any]]:
         >>> found[0]["class"], found[0]["statistics"]
         ('AGXAcceleratorG13X', {'Device Utilization %': 7})
     """
-    given: object = text  # (typed str, checked for the callers who are not)
-    if not isinstance(given, str):
-        msg = f"text must be a str, got {describe(given)}"
-        raise TypeError(msg)
+    check_text(text)
     starts = list(_IOREG_ENTRY.finditer(text))
     top = min((len(match.group(1)) for match in starts), default=0)
     accelerators: list[dict[str, Any]] = []

@@ -16,12 +16,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final, TypeVar
 
+from devutils.messages import describe
+
 __all__ = [
     "GIB",
     "MIB",
     "GpuInfo",
     "GpuProcess",
     "NoGpuFound",
+    "check_text",
     "gpu_process",
     "run_tool",
     "seconds_shown",
@@ -77,6 +80,26 @@ class GpuInfo:
 
 class NoGpuFound(Exception):
     """A backend found no GPU; the message says why (`devutils.gpu.gpu_probe` shows it)."""
+
+
+def check_text(text: object) -> str:
+    """*text*, which a tool's output parser is given, if it is a str.
+
+    Raises:
+        TypeError: If it is not (the message names it and its type).
+
+    Examples:
+        >>> check_text("index, name\\n")
+        'index, name\\n'
+        >>> check_text(b"index")
+        Traceback (most recent call last):
+        ...
+        TypeError: text must be a str, got bytes b'index'
+    """
+    if not isinstance(text, str):
+        msg = f"text must be a str, got {describe(text)}"
+        raise TypeError(msg)
+    return text
 
 
 def gpu_process(pid: int, used: int | None) -> GpuProcess:

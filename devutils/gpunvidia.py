@@ -17,9 +17,17 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
 
-from devutils.gpuinfo import MIB, GpuInfo, GpuProcess, NoGpuFound, gpu_process, run_tool, within
+from devutils.gpuinfo import (
+    MIB,
+    GpuInfo,
+    GpuProcess,
+    NoGpuFound,
+    check_text,
+    gpu_process,
+    run_tool,
+    within,
+)
 from devutils.limits import check_seconds
-from devutils.messages import describe
 
 __all__ = ["nvml_session", "parse_nvidia_smi_csv", "snapshot_nvml", "snapshot_smi"]
 
@@ -77,10 +85,7 @@ def parse_nvidia_smi_csv(text: str) -> list[dict[str, str | None]]:
     import csv
     import io
 
-    given: object = text  # (typed str, checked for the callers who are not)
-    if not isinstance(given, str):
-        msg = f"text must be a str, got {describe(given)}"
-        raise TypeError(msg)
+    check_text(text)
     try:  # (a BOM, as a file saved on Windows may begin)
         reader = csv.reader(io.StringIO(text.removeprefix("\ufeff")), skipinitialspace=True)
         rows = [row for row in reader if row]

@@ -254,3 +254,41 @@ def test_utf8_words_and_names_under_an_euc_jp_locale(
     )
     assert (completed.returncode, completed.stderr) == (0, b"")
     assert path.read_bytes() == b"b\n"
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/cmdline"), reason="reads /proc (Linux)")
+def test_a_command_line_set_by_the_caller_is_the_one_run(euc_jp: dict[str, str]) -> None:
+    # Under EUC-JP the words were read again from /proc/self/cmdline by their count only:
+    # a wrapper that set sys.argv ran the last words of its own command line instead.
+    script = (
+        "import sys; from devutils.cli import main; "
+        "sys.argv = ['devutils', 'replace', '--pair', '\\ud55c\\uad6d', 'X']; sys.exit(main())"
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", script, "months", "--list", "2024-01", "2024-03"],
+        input="한국\n".encode(),
+        env=euc_jp,
+        capture_output=True,
+        check=False,
+    )
+    assert (completed.returncode, completed.stdout) == (0, b"X\n"), completed.stderr
+
+
+@pytest.mark.skipif(os.name != "posix", reason="closes descriptors with sh")
+@pytest.mark.parametrize(("closed", "descriptor"), [("<&- 2>&-", 2), ("<&- >&-", 1)])
+def test_a_closed_stream_keeps_its_descriptor_taken(closed: str, descriptor: int) -> None:
+    # With stdin closed too, the stand-in took descriptor 0, and the next file opened got
+    # the closed stream's: whatever was written there went into that file.
+    other = 3 - descriptor  # the stream left open, to report on
+    probe = (
+        "import os; from devutils.cli import main; main(['months', 'x', 'y']); "
+        f"os.write({other}, b'fd=%d' % os.open(os.devnull, os.O_RDONLY))"
+    )
+    completed = subprocess.run(
+        ["sh", "-c", f'exec "$0" "$@" {closed}', sys.executable, "-c", probe],
+        capture_output=True,
+        check=False,
+    )
+    reported = re.search(rb"fd=(\d+)", completed.stdout + completed.stderr)
+    assert reported is not None, completed
+    assert int(reported[1]) not in (1, 2)  # both taken: the closed one by its stand-in

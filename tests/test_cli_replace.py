@@ -783,9 +783,9 @@ def test_a_full_temporary_directory_is_named_not_the_file_read(tmp_path: Path, j
         )
         assert sorted(os.listdir(folder)) == []  # nothing left behind
     assert completed.returncode == 1
-    message = completed.stderr.decode()
-    assert message.startswith(f"devutils replace: {big}: cannot hold the output in {folder}")
-    assert message.endswith(": No space left on device\n")
+    assert completed.stderr.decode() == (
+        f"devutils replace: {big}: cannot hold the output in {folder}: No space left on device\n"
+    )
     assert completed.stdout.endswith(b"color\n")  # the small file's output, all the same
 
 
@@ -1601,12 +1601,17 @@ def test_workers_that_cannot_start_are_an_error_and_no_file_is_touched(tmp_path:
     def few_descriptors() -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
 
+    spool = tmp_path / "tmp"
+    spool.mkdir()
     result = run_replace(
         ["-j", "64", "--in-place", "--pair", "colour", "color", *names],
         cwd=tmp_path,
+        env={**os.environ, "TMPDIR": str(spool)},
         preexec_fn=few_descriptors,  # (only setrlimit, before the exec)
         timeout=60,  # (it hung for ever)
     )
+    assert list(spool.iterdir()) == []  # its folder for the workers' output removed
+    spool.rmdir()
     assert result.returncode == 1
     assert result.stderr.endswith(
         b"devutils replace: error: --jobs 64: cannot start the worker processes"
@@ -1643,3 +1648,26 @@ def test_a_map_read_from_stdin_redirected_from_a_file_is_never_rewritten(tmp_pat
         )
     assert (walked.returncode, walked.stdout) == (0, b"./a.txt: 1\n")  # the map left out
     assert glossary.read_bytes() == b"colour\tcolor\n"
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="lowers the open-file limit (Linux)")
+def test_workers_that_cannot_start_leave_the_callers_own_processes(tmp_path: Path) -> None:
+    # Every child of the process was killed, the caller's own too.
+    for number in range(80):
+        write(tmp_path / f"f{number}.txt", b"colour\n")
+    script = """
+import glob, multiprocessing, resource, sys, time
+from devutils.cli import main
+if __name__ == "__main__":
+    mine = multiprocessing.Process(target=time.sleep, args=(60,))
+    mine.start()
+    resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
+    status = main(["replace", "-j", "64", "--in-place", "--pair", "colour", "color",
+                   *sorted(glob.glob("f*.txt"))])
+    print(status, mine.is_alive())
+    mine.kill()
+"""
+    completed = subprocess.run(
+        [sys.executable, "-c", script], cwd=tmp_path, capture_output=True, timeout=60, check=False
+    )
+    assert completed.stdout == b"1 True\n", completed.stderr

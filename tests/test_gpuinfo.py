@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from devutils.gpuamd import snapshot_amd
-from devutils.gpuinfo import NoGpuFound, gpu_process, run_tool, seconds_shown, within
+from devutils.gpuinfo import NoGpuFound, check_text, gpu_process, run_tool, seconds_shown, within
 
 AMD_SYSFS = Path(__file__).parent / "fixtures" / "amd-sysfs"
 AMD_PROC = Path(__file__).parent / "fixtures" / "amd-proc"
@@ -91,3 +91,12 @@ def test_snapshot_amd_reads_the_trees_it_is_given() -> None:
     assert late[0].processes == ()
     with pytest.raises(NoGpuFound, match="no DRM devices"):
         snapshot_amd(sysfs=str(AMD_PROC))
+
+
+@given(st.text() | st.binary() | st.integers() | st.none() | st.lists(st.text(), max_size=2))
+def test_check_text_takes_a_str_and_names_anything_else(value: object) -> None:
+    if isinstance(value, str):
+        assert check_text(value) is value
+    else:
+        with pytest.raises(TypeError, match=f"^text must be a str, got {type(value).__name__} "):
+            check_text(value)

@@ -88,10 +88,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if sys.stdout is None:  # started with stdout closed (`devutils ... >&-`)
         # A stand-in open read-only: any write fails with EBADF, as in the shell, rather
         # than vanish; and no file opened later can take descriptor 1.
-        sys.stdout = open(os.open(os.devnull, os.O_RDONLY), "w", encoding="utf-8")  # noqa: SIM115 - for the run
+        sys.stdout = open(_stand_in(1, os.O_RDONLY), "w", encoding="utf-8")  # noqa: SIM115 - for the run
     if sys.stderr is None:  # started with stderr closed (`devutils ... 2>&-`): messages
         # go nowhere, and no file opened later takes descriptor 2.
-        sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - for the run
+        sys.stderr = open(_stand_in(2, os.O_WRONLY), "w", encoding="utf-8")  # noqa: SIM115 - for the run
     arguments = list(sys.argv[1:] if argv is None else argv)
     if argv is None:
         arguments = _as_typed(arguments)
@@ -118,6 +118,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     return status
 
 
+def _stand_in(descriptor: int, flags: int) -> int:
+    """*descriptor*, closed at the start, opened on the null device (with *flags*), so
+    that no file opened later takes it (stdin may be closed too: the first open would
+    take 0)."""
+    opened = os.open(os.devnull, flags)
+    if opened != descriptor:
+        os.dup2(opened, descriptor)
+        os.close(opened)
+    return descriptor
+
+
 def _as_typed(arguments: list[str]) -> list[str]:
     """The command line's words, each of which `os.fsencode` turns back into the bytes
     typed (as every subcommand expects: words are read as UTF-8, file names opened).
@@ -139,9 +150,10 @@ def _as_typed(arguments: list[str]) -> list[str]:
             words = handle.read().split(b"\0")[:-1]
     except OSError:  # not Linux: left as Python read them
         return arguments
-    if len(words) != len(sys.orig_argv) or len(words) < len(arguments):
-        return arguments
-    return [os.fsdecode(word) for word in words[len(words) - len(arguments) :]]
+    given = len(arguments)
+    if len(words) != len(sys.orig_argv) or sys.orig_argv[len(words) - given :] != arguments:
+        return arguments  # (not this process's command line: a caller set sys.argv)
+    return [os.fsdecode(word) for word in words[len(words) - given :]]
 
 
 def _dispatch(arguments: list[str], command: str | None) -> int:

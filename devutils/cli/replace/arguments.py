@@ -219,6 +219,8 @@ def typed(word: str) -> str:
         return os.fsencode(word).decode("utf-8")
     except UnicodeDecodeError:
         return word
+    except UnicodeEncodeError:  # not from bytes (a caller's own argv): the word as given
+        return word
 
 
 def build_replacer(args: argparse.Namespace) -> Replacer:

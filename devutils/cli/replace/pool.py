@@ -3,6 +3,7 @@ when asked."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import signal
 import tempfile
@@ -14,7 +15,7 @@ from typing import Any
 from devutils.cli.common import CliError, Terminated, catch_signals, hold_signals
 from devutils.cli.replace.progress import Progress
 from devutils.cli.replace.tasks import Job, Task
-from devutils.cli.replace.work import Outcome, process
+from devutils.cli.replace.work import Outcome, process, shown
 
 _SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
 
@@ -40,17 +41,27 @@ class Runner:
         self.stop: Any = None
         self.futures: list[Future[tuple[list[Outcome], int]]] = []
         self._done_here = 0
+        self._others: set[Any] = set()
 
     def __enter__(self) -> Runner:
         if self.workers <= 1:
             return self
         import multiprocessing
 
-        self.job = replace(self.job, spool=tempfile.mkdtemp(prefix="devutils-replace-"))
-        self.stop = multiprocessing.get_context().Event()
-        self.pool = ProcessPoolExecutor(
-            max_workers=self.workers, initializer=_init_worker, initargs=(self.stop,)
-        )
+        self._others = set(multiprocessing.active_children())  # (the caller's own)
+        try:
+            spool = tempfile.mkdtemp(prefix="devutils-replace-")
+        except OSError as exc:
+            msg = f"cannot make a folder in {shown(tempfile.gettempdir())}: {exc.strerror or exc}"
+            raise CliError(msg, status=1) from exc
+        self.job = replace(self.job, spool=spool)
+        try:
+            self.stop = multiprocessing.get_context().Event()
+            self.pool = ProcessPoolExecutor(
+                max_workers=self.workers, initializer=_init_worker, initargs=(self.stop,)
+            )
+        except OSError as exc:  # (with __exit__ never called: all undone here)
+            raise self._not_started(exc) from exc
         return self
 
     @property
@@ -94,14 +105,19 @@ class Runner:
         killed, as none has a file open."""
         import multiprocessing
 
-        assert self.pool is not None
-        self.pool.shutdown(wait=False, cancel_futures=True)
+        if self.pool is not None:
+            self.pool.shutdown(wait=False, cancel_futures=True)
         for child in multiprocessing.active_children():
-            child.kill()
-            child.join()
+            if child not in self._others:
+                child.kill()
+                child.join()
+                child.close()  # (its descriptors back: rmtree needs one)
         self.pool = None
         assert self.job.spool is not None
-        shutil.rmtree(self.job.spool, ignore_errors=True)
+        try:  # empty still, so no descriptor is needed
+            os.rmdir(self.job.spool)
+        except OSError:
+            shutil.rmtree(self.job.spool, ignore_errors=True)
         reason = exc.strerror or str(exc)
         msg = f"--jobs {self.workers}: cannot start the worker processes ({reason}): try fewer"
         return CliError(msg, status=1)

@@ -252,7 +252,9 @@ def _to_stdout(job: Job, path: str, source: _Reader, *, parallel: bool) -> Outco
         target = os.fdopen(descriptor, "wb")
     else:
         target = tempfile.SpooledTemporaryFile(max_size=16 << 20)  # noqa: SIM115 - closed below
-    held = _Held(target, os.path.dirname(name) if parallel else tempfile.gettempdir())
+    # The temporary directory (with --jobs, the run's folder is in it, removed at its end).
+    folder = os.path.dirname(os.path.dirname(name)) if parallel else tempfile.gettempdir()
+    held = _Held(target, folder)
     try:
         with open_regular(path) as handle:
             state = replace_encoded(
