@@ -428,7 +428,8 @@ def parse_meminfo(data: bytes) -> tuple[int, int, int, int]:
     total, free = kib[b"MemTotal"], kib[b"MemFree"]
     cached = kib.get(b"Cached", 0) + kib.get(b"SReclaimable", 0)
     available = kib.get(b"MemAvailable") or free + kib.get(b"Buffers", 0) + cached
-    available = min(available, total)
+    if available > total:  # a container's host figure (LXC): free, as procps and psutil
+        available = free
     return (total - available, free, cached, available)
 
 
