@@ -24,6 +24,7 @@ from typing import Any, Literal
 
 from devutils.divisors import divisors, nearest_multiple
 from devutils.limits import MAX_INT
+from devutils.messages import shown
 
 __all__ = [
     "MAX_INT",
@@ -99,11 +100,15 @@ class BatchTypeError(BatchError, TypeError):
 
 
 def _short_repr(value: object, limit: int = 40) -> str:
-    """*value*'s repr, shortened for a number of thousands of digits."""
-    text = repr(value)
-    if len(text) <= limit:
-        return text
-    return f"{text[:20]}...{text[-8:]} ({len(text)} digits)"
+    """*value*'s repr, shortened for a number of thousands of digits: an int too long
+    for a repr as its size, a repr that fails as that (`devutils.messages.shown`)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        try:
+            text = repr(value)
+        except ValueError:  # past sys.get_int_max_str_digits()
+            return shown(value)
+        return text if len(text) <= limit else f"{text[:20]}...{text[-8:]} ({len(text)} digits)"
+    return shown(value, limit)
 
 
 def check_int(name: str, value: object) -> int:
@@ -150,7 +155,7 @@ def check_rounding(value: object) -> Rounding:
         devutils.batch.BatchError: rounding must be 'exact', 'down', 'up' or 'nearest', got 'floor'
     """
     if value not in ("exact", "down", "up", "nearest"):
-        reason = f"must be 'exact', 'down', 'up' or 'nearest', got {value!r}"
+        reason = f"must be 'exact', 'down', 'up' or 'nearest', got {_short_repr(value)}"
         raise BatchError(reason, argument="rounding", value=value)
     return value
 
@@ -462,7 +467,7 @@ def micro_batches_per_epoch(
     world = check_int("devices", devices)
     flag: object = drop_last
     if not isinstance(flag, bool):
-        reason = f"must be a bool, got {flag!r}"
+        reason = f"must be a bool, got {_short_repr(flag)}"
         raise BatchTypeError(reason, argument="drop_last", value=flag)
     global_batch = per * world
     count = n // global_batch if drop_last else -(-n // global_batch)
@@ -512,16 +517,18 @@ def warmup_steps(total_steps: int, warmup: int | float) -> int:
     """
     total = check_int("total_steps", total_steps)
     if isinstance(warmup, bool) or not isinstance(warmup, int | float):
-        reason = f"must be an int count or a float ratio, got {type(warmup).__name__} {warmup!r}"
+        kind = type(warmup).__name__
+        reason = f"must be an int count or a float ratio, got {kind} {_short_repr(warmup)}"
         raise BatchTypeError(reason, argument="warmup", value=warmup)
     if isinstance(warmup, float):
         if not 0 <= warmup < 1:
-            reason = f"as a ratio must be in [0, 1), got {warmup!r}"
+            reason = f"as a ratio must be in [0, 1), got {_short_repr(warmup)}"
             raise BatchError(reason, argument="warmup", value=warmup)
         return math.ceil(total * warmup)
     if warmup < 0 or warmup > total:
-        reason = f"{warmup} must be between 0 and the total steps, {total}"
-        message = f"warmup {warmup} must be between 0 and total_steps {total}"
+        given = _short_repr(warmup)
+        reason = f"{given} must be between 0 and the total steps, {total}"
+        message = f"warmup {given} must be between 0 and total_steps {total}"
         raise BatchError(reason, argument="warmup", value=warmup, message=message)
     return warmup
 
@@ -574,7 +581,7 @@ def scale_lr(
     ratio = check_int("new_batch", new_batch) / check_int("base_batch", base_batch)
     name: object = rule
     if name not in ("linear", "sqrt"):
-        reason = f"must be 'linear' or 'sqrt', got {rule!r}"
+        reason = f"must be 'linear' or 'sqrt', got {_short_repr(rule)}"
         raise BatchError(reason, argument="rule", value=rule)
     scaled = lr * (ratio if name == "linear" else math.sqrt(ratio))
     if not 0 < scaled < math.inf:  # past what a float holds, or below its least
@@ -628,7 +635,8 @@ def training_schedule(  # noqa: PLR0913 - the Trainer's settings, keyword-only p
         run_epochs = _positive_number("epochs", epochs)
         steps = run_epochs * per_epoch
         if not steps <= MAX_INT:  # also inf
-            reason = f"{run_epochs!r} x {per_epoch} steps per epoch is over 2**63 - 1 steps"
+            shown_epochs = _short_repr(run_epochs)
+            reason = f"{shown_epochs} x {per_epoch} steps per epoch is over 2**63 - 1 steps"
             raise BatchError(reason, argument="epochs", value=epochs)
         total = math.ceil(steps)
     samples = effective_batch_size(per_device, accumulation, devices)

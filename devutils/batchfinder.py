@@ -28,6 +28,7 @@ from devutils.batch import (
     check_rounding,
     plan_batch,
 )
+from devutils.messages import shown
 
 __all__ = ["BatchSearch", "Trial", "auto_plan", "find_max_batch_size", "is_oom_error"]
 
@@ -134,7 +135,8 @@ def find_max_batch_size(
         * ``"power"`` (Lightning's ``mode="power"``): double until a failure; return the
           last size that fit.
         * ``"decay"`` (accelerate's ``find_executable_batch_size``): start at *start*
-          (default *max_value*) and multiply by *decay* (0.9) after each failure.
+          (default *max_value*) and multiply by *decay* (0.9) after each failure, down
+          to 1 (where accelerate, from 81 with *decay* 0.01, would stop at 0 untried).
 
     Raises:
         BatchError: If even the smallest size tried (1) does not fit (``argument`` None,
@@ -151,7 +153,7 @@ def find_max_batch_size(
     """
     function: object = probe
     if not callable(function):
-        reason = f"must be callable, got {type(function).__name__} {function!r}"
+        reason = f"must be callable, got {type(function).__name__} {shown(function)}"
         raise BatchTypeError(reason, argument="probe", value=function)
     limit = check_int("max_value", max_value)
     _check_mode(mode, decay)
@@ -192,24 +194,25 @@ def _check_mode(mode: object, decay: object) -> None:
     """Refuse a *mode* that is none of the three, or for ``"decay"`` a *decay* that is not
     a number in (0, 1)."""
     if mode not in ("binsearch", "power", "decay"):
-        reason = f"must be 'binsearch', 'power' or 'decay', got {mode!r}"
+        reason = f"must be 'binsearch', 'power' or 'decay', got {shown(mode)}"
         raise BatchError(reason, argument="mode", value=mode)
     if mode != "decay":
         return
     if isinstance(decay, bool) or not isinstance(decay, int | float):
-        reason = f"must be a float in (0, 1), got {type(decay).__name__} {decay!r}"
+        reason = f"must be a float in (0, 1), got {type(decay).__name__} {shown(decay)}"
         raise BatchTypeError(reason, argument="decay", value=decay)
     if not 0 < decay < 1:
-        reason = f"must be a float in (0, 1), got {decay!r}"
+        reason = f"must be a float in (0, 1), got {shown(decay)}"
         raise BatchError(reason, argument="decay", value=decay)
 
 
 def _decay_search(fits: Callable[[int], bool], size: int, decay: float) -> int:
-    """accelerate's way: from *size* down by *decay* until one fits (0: none did)."""
+    """accelerate's way: from *size* down by *decay* until one fits (0: none did). Where
+    a step would reach 0 from above 1 (81 * 0.01), 1 is tried last (accelerate stops)."""
     while size >= 1:
         if fits(size):
             return size
-        size = min(int(size * decay), size - 1)
+        size = 0 if size == 1 else max(1, min(int(size * decay), size - 1))
     return 0
 
 

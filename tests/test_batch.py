@@ -734,3 +734,33 @@ def test_lightnings_devices_are_gpus_per_node(dp: int, model: int, nodes: int, a
     assert node_count == nodes
     lightning = snippet["dataloader"]["batch_size"] * trainer["accumulate_grad_batches"]
     assert lightning * per_node * node_count // model == plan.effective
+
+
+class _NoRepr:
+    def __repr__(self) -> str:
+        raise RuntimeError("no repr")
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda value: check_int("devices", value),
+        lambda value: effective_batch_size(value, 1),
+        lambda value: plan_batch(value, 4),
+        lambda value: warmup_steps(100, value),
+        lambda value: plan_batch(64, 4, rounding=value),
+        lambda value: training_schedule(1000, 4, epochs=value),
+    ],
+)
+@pytest.mark.parametrize(
+    "value", [10**5000, -(10**5000), _NoRepr()], ids=["huge", "huge-negative", "no-repr"]
+)
+def test_a_huge_int_or_a_failing_repr_is_a_batch_error(
+    call: Callable[[object], object], value: object
+) -> None:
+    # int's repr past 4,300 digits raised ValueError, and a failing repr its own error:
+    # not a BatchError naming the argument.
+    with pytest.raises(BatchError) as caught:
+        call(value)
+    assert caught.value.value is value
+    assert len(str(caught.value)) < 200

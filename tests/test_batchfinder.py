@@ -287,3 +287,17 @@ def test_auto_plan_says_when_min_per_device_does_not_fit() -> None:
 def test_a_decay_that_is_no_number_is_a_type_error(decay: object) -> None:
     with pytest.raises(BatchTypeError, match="decay must be a float in"):
         find_max_batch_size(probe_below(8), mode="decay", decay=decay)  # type: ignore[arg-type]
+
+
+@given(st.integers(1, 10_000), st.integers(1, 10_000), st.floats(0.001, 0.999))
+def test_decay_tries_1_before_it_says_nothing_fits(
+    start: int, fits_up_to: int, decay: float
+) -> None:
+    # From 81 with decay 0.01 the next size was 0: the search gave up with 1 untried.
+    search = find_max_batch_size(
+        probe_below(fits_up_to), mode="decay", decay=decay, start=start, max_value=10_000
+    )
+    sizes = [trial.batch_size for trial in search.trials]
+    assert sizes == sorted(set(sizes), reverse=True)  # down, each size once
+    assert search.batch_size <= fits_up_to
+    assert search.trials[-1].fits  # the last one tried fits: 1 at worst

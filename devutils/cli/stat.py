@@ -348,11 +348,12 @@ def _comma_separated_names(text: str | None) -> list[str]:
 def _disk_names(text: str) -> str:
     """An argparse type: ``-D``'s names, a path under /dev (a symlink such as
     /dev/mapper/root or /dev/disk/by-label/data too) as the kernel's name for the disk
-    it is (dm-0), with "!" for "/" as /proc/diskstats writes cciss/c0d0."""
+    it is (dm-0); /dev/cciss/c0d0 as /proc/diskstats writes it, cciss/c0d0 (sysfs, not
+    read here, writes cciss!c0d0)."""
     names = []
     for name in _comma_separated_names(text):
         real = os.path.realpath(name) if name.startswith("/") else ""
-        names.append(real[5:].replace("/", "!") if real.startswith("/dev/") else name)
+        names.append(real.removeprefix("/dev/") if real.startswith("/dev/") else name)
     return ",".join(dict.fromkeys(names))
 
 
