@@ -17,7 +17,7 @@ import gc
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from devutils.batch import (
     BatchError,
@@ -28,6 +28,7 @@ from devutils.batch import (
     check_rounding,
     plan_batch,
 )
+from devutils.limits import MAX_INT
 from devutils.messages import shown
 
 __all__ = ["BatchSearch", "Trial", "auto_plan", "find_max_batch_size", "is_oom_error"]
@@ -236,6 +237,10 @@ def _doubling_search(fits: Callable[[int], bool], size: int, limit: int, *, bise
         size = following
 
 
+_FINDER_OPTIONS: Final = frozenset({"start", "max_value", "mode", "decay"})
+"""The keyword arguments of `find_max_batch_size` that `auto_plan` passes on."""
+
+
 def auto_plan(
     target: int,
     probe: Callable[[int], object],
@@ -262,10 +267,19 @@ def auto_plan(
     devices = check_int("devices", devices)
     most_needed = -(-target // devices)
     options = dict(finder_options)
-    max_value = min(check_int("max_value", options.get("max_value", most_needed)), most_needed)
+    unknown = sorted(set(options) - _FINDER_OPTIONS)
+    if unknown:
+        reason = f"is not an option of find_max_batch_size ({', '.join(sorted(_FINDER_OPTIONS))})"
+        raise BatchTypeError(reason, argument=unknown[0], value=options[unknown[0]])
+    given_max = check_int("max_value", options.get("max_value", most_needed))
+    max_value = min(given_max, most_needed)
     options["max_value"] = max_value
     if options.get("start") is not None:
-        options["start"] = min(check_int("start", options["start"]), max_value)
+        # A start past a max_value given is refused, as find_max_batch_size refuses it; one
+        # past what the target needs (no max_value given) starts there instead.
+        limit = given_max if "max_value" in finder_options else None
+        _first_size(options["start"], limit if limit is not None else MAX_INT, "binsearch")
+        options["start"] = min(options["start"], max_value)
     # The plan's own arguments are checked before the first probe, which may take minutes.
     rounding = check_rounding(rounding)
     low = check_int("min_per_device", min_per_device)

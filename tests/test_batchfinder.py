@@ -301,3 +301,15 @@ def test_decay_tries_1_before_it_says_nothing_fits(
     assert sizes == sorted(set(sizes), reverse=True)  # down, each size once
     assert search.batch_size <= fits_up_to
     assert search.trials[-1].fits  # the last one tried fits: 1 at worst
+
+
+def test_auto_plan_checks_the_finders_options_as_the_finder_does() -> None:
+    # A start past the max_value given was lowered to it without a word (the finder
+    # refuses it), and a misspelt option was Python's own TypeError.
+    fits = probe_below(100)
+    with pytest.raises(BatchError, match=r"^start 100 is larger than max_value 10$"):
+        auto_plan(64, fits, start=100, max_value=10)
+    with pytest.raises(BatchTypeError, match=r"^max_vaule is not an option") as caught:
+        auto_plan(64, fits, max_vaule=10)
+    assert (caught.value.argument, caught.value.value) == ("max_vaule", 10)
+    assert str(auto_plan(64, fits, start=100)) == "64 x 1 x 1 = 64"  # past what 64 needs
