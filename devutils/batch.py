@@ -105,9 +105,11 @@ def _short_repr(value: object, limit: int = 40) -> str:
     if isinstance(value, int) and not isinstance(value, bool):
         try:
             text = repr(value)
-        except ValueError:  # past sys.get_int_max_str_digits()
+        except Exception:  # past sys.get_int_max_str_digits(), or an int whose repr fails
             return shown(value)
-        return text if len(text) <= limit else f"{text[:20]}...{text[-8:]} ({len(text)} digits)"
+        if len(text) <= limit:
+            return text
+        return f"{text[:20]}...{text[-8:]} ({len(text.lstrip('-'))} digits)"
     return shown(value, limit)
 
 

@@ -741,6 +741,11 @@ class _NoRepr:
         raise RuntimeError("no repr")
 
 
+class _IntNoRepr(int):
+    def __repr__(self) -> str:
+        raise RuntimeError("no repr")
+
+
 @pytest.mark.parametrize(
     "call",
     [
@@ -753,7 +758,9 @@ class _NoRepr:
     ],
 )
 @pytest.mark.parametrize(
-    "value", [10**5000, -(10**5000), _NoRepr()], ids=["huge", "huge-negative", "no-repr"]
+    "value",
+    [10**5000, -(10**5000), _NoRepr(), _IntNoRepr(-1)],
+    ids=["huge", "huge-negative", "no-repr", "int-no-repr"],
 )
 def test_a_huge_int_or_a_failing_repr_is_a_batch_error(
     call: Callable[[object], object], value: object

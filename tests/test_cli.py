@@ -292,3 +292,17 @@ def test_a_closed_stream_keeps_its_descriptor_taken(closed: str, descriptor: int
     reported = re.search(rb"fd=(\d+)", completed.stdout + completed.stderr)
     assert reported is not None, completed
     assert int(reported[1]) not in (1, 2)  # both taken: the closed one by its stand-in
+
+
+def test_a_stream_set_to_none_by_the_caller_leaves_its_descriptor_alone(tmp_path: Path) -> None:
+    # The stand-in for a stdout set to None took descriptor 1 over: the caller's own
+    # output, once it put its stream back, failed with EBADF.
+    script = (
+        "import sys; from devutils.cli import main; saved = sys.stdout; sys.stdout = None; "
+        "main(['months', '2024-01-15', '2024-03-05']); sys.stdout = saved; "
+        "print('the caller, after main', flush=True)"
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, cwd=tmp_path, check=False
+    )
+    assert (completed.returncode, completed.stdout) == (0, b"the caller, after main\n")

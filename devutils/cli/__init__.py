@@ -119,14 +119,18 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _stand_in(descriptor: int, flags: int) -> int:
-    """*descriptor*, closed at the start, opened on the null device (with *flags*), so
-    that no file opened later takes it (stdin may be closed too: the first open would
-    take 0)."""
+    """A descriptor on the null device (with *flags*) for a stream that is None: where
+    *descriptor* itself is closed, that one, so that no file opened later takes it (stdin
+    may be closed too: the first open would take 0); where it is open (a caller set the
+    stream to None), a new one, leaving *descriptor* as it is."""
     opened = os.open(os.devnull, flags)
-    if opened != descriptor:
+    try:
+        os.fstat(descriptor)
+    except OSError:  # closed
         os.dup2(opened, descriptor)
         os.close(opened)
-    return descriptor
+        return descriptor
+    return opened
 
 
 def _as_typed(arguments: list[str]) -> list[str]:
