@@ -143,6 +143,10 @@ _BACKENDS: Final = {
 """Each backend, in the order the default tries them: how it is asked and how its answer
 is worded."""
 BACKENDS: Final = tuple(_BACKENDS)
+_SAME_GPUS: Final = {"nvml": "nvidia-smi", "nvidia-smi": "nvml"}
+"""Backends that read the same GPUs: the one asked second is skipped where the first
+answered (in either order: ``--backend nvidia-smi --backend nvml`` lists each GPU once)."""
+_SPOKEN: Final = {"nvml": "NVML", "nvidia-smi": "nvidia-smi"}
 """Every backend's name, in the order the default tries them."""
 
 
@@ -156,8 +160,9 @@ def _probe(timeout: float, processes: bool, backends: object) -> GpuProbe:
     reasons: dict[str, str] = {}
     gpus: list[GpuInfo] = []
     for name in names:
-        if name == "nvidia-smi" and reasons.get("nvml") == "":
-            reasons[name] = "nvidia-smi: skipped, NVML answered for the same GPUs"
+        other = _SAME_GPUS.get(name)
+        if other is not None and reasons.get(other) == "":  # whichever was asked first
+            reasons[name] = f"{_SPOKEN[name]}: skipped, {_SPOKEN[other]} answered for the same GPUs"
             continue
         backend = _BACKENDS[name]
         label = backend.label
@@ -171,7 +176,7 @@ def _probe(timeout: float, processes: bool, backends: object) -> GpuProbe:
         except OSError as exc:
             reasons[name] = f"{label or name + ' '}could not be run: {exc}"
         except Exception as exc:
-            reasons[name] = f"{label}{type(exc).__name__}: {exc}"
+            reasons[name] = f"{label or name + ': '}{type(exc).__name__}: {exc}"
         else:
             reasons[name] = "" if found else backend.none_found
             gpus += found

@@ -163,7 +163,7 @@ def snapshot_smi(timeout: float, processes: bool) -> list[GpuInfo]:
                     backend="nvidia-smi",
                 )
             )
-    except (ValueError, NoGpuFound) as exc:
+    except (ValueError, OverflowError, NoGpuFound) as exc:  # (OverflowError: 1e400 MiB)
         msg = f"nvidia-smi printed output that is not the expected CSV: {exc}"
         raise NoGpuFound(msg) from exc
     if not processes or not gpus:

@@ -252,6 +252,50 @@ def test_the_watch_redraws_in_a_real_terminal_and_restores_it(
         subprocess.run([*tmux, "kill-server"], check=False)
 
 
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux (apt-get install tmux)")
+@pytest.mark.parametrize("term", ["tmux-256color", "dumb", "no-such-terminal"])
+def test_the_watch_ends_after_its_count_in_any_terminal(
+    fake_smi: FakeSmi, tmp_path: Path, term: str
+) -> None:
+    # --count ran out and the view waited for a key for ever; TERM=dumb or an unknown
+    # TERM was a curses traceback. Now: the last view printed, or plain lines.
+    fake_smi.serve("h200__590.48.01__load__query-gpu.csv")
+    tmux = ["tmux", "-S", str(tmp_path / "tmux.sock")]
+    session = f"devutils-count-{os.getpid()}"
+    shell = "env PS1='$ ' bash --norc --noprofile -i"
+    subprocess.run(
+        [*tmux, "new-session", "-d", "-s", session, "-x", "120", "-y", "30", shell],
+        check=True,
+        env=dict(os.environ),
+    )
+    command = (
+        f"TERM={term} {sys.executable} -m devutils gpu --watch 0.1 --count 2"
+        " --backend nvidia-smi; echo EXITED $?"
+    )
+    try:
+        subprocess.run([*tmux, "send-keys", "-t", session, command, "Enter"], check=True)
+        deadline = time.monotonic() + 60
+        while True:
+            screen = subprocess.run(
+                [*tmux, "capture-pane", "-p", "-J", "-S", "-100", "-t", session],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
+            if any(line.startswith("EXITED ") for line in screen.split("\n")):
+                break
+            assert time.monotonic() < deadline, f"still running after a minute:\n{screen}"
+            time.sleep(0.05)
+        assert "EXITED 0" in screen
+        assert "Traceback" not in screen
+        if term == "tmux-256color":  # the last view, as plain lines
+            assert "GPU 0  NVIDIA H200  (nvidia, nvidia-smi)" in screen
+        else:  # a line per sample
+            assert screen.count("GPU 0  NVIDIA H200  util 100%") == 2
+    finally:
+        subprocess.run([*tmux, "kill-server"], check=False)
+
+
 # -- the live view's lines -------------------------------------------------------------------
 
 
@@ -308,3 +352,38 @@ def test_the_view_of_an_idle_gpu_and_of_unified_memory() -> None:
     wide = _view([nvidia], history, 80, 1.0)
     assert "  hist |▁▁▁" in wide
     assert len(history["nvidia", 0]) == 3
+
+
+def test_json_has_the_same_keys_whatever_the_outcome(fake_smi: FakeSmi, cli: Cli) -> None:
+    # With GPUs it was {"gpus": [...]} alone; without, "reason" and "reasons" too.
+    fake_smi.serve("h200__590.48.01__load__query-gpu.csv")
+    found = json.loads(cli(["gpu", "--backend", "nvidia-smi", "--json"]).text)
+    assert (sorted(found), len(found["gpus"]), found["reason"]) == (
+        ["gpus", "reason", "reasons"],
+        1,
+        "",
+    )
+    assert found["reasons"] == {"nvidia-smi": ""}
+    fake_smi.serve("error__no-driver.txt", exit_status=9)
+    none = json.loads(cli(["gpu", "--backend", "nvidia-smi", "--json"]).text)
+    assert (sorted(none), none["gpus"]) == (["gpus", "reason", "reasons"], [])
+    assert none["reason"].startswith("nvidia-smi failed with exit status 9")
+
+
+def test_a_name_stdout_cannot_encode_is_escaped(fake_smi: FakeSmi, tmp_path: Path) -> None:
+    # U+FFFD (a byte of the name that is not UTF-8) under EUC-JP: a UnicodeEncodeError.
+    query = tmp_path / "query.csv"
+    query.write_bytes(
+        b"index, uuid, name, utilization.gpu [%], memory.used [MiB], memory.total [MiB], "
+        b"temperature.gpu, power.draw [W], mig.mode.current\n"
+        b"0, GPU-1, Caf\xff, 5 %, 1 MiB, 2 MiB, 30, 10 W, [N/A]\n"
+    )
+    env = {**os.environ, "FAKE_SMI_GPU": str(query), "PYTHONIOENCODING": "euc_jp"}
+    completed = subprocess.run(
+        [sys.executable, "-m", "devutils", "gpu", "--backend", "nvidia-smi"],
+        capture_output=True,
+        env=env,
+        check=False,
+    )
+    assert (completed.returncode, completed.stderr) == (0, b"")
+    assert completed.stdout.startswith(b"GPU 0  Caf\\ufffd  util 5%")

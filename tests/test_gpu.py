@@ -233,6 +233,40 @@ def test_nvml_failure_falls_back_to_nvidia_smi(
     assert "nvidia-smi" in reason
 
 
+@pytest.mark.parametrize("order", [["nvml", "nvidia-smi"], ["nvidia-smi", "nvml"]])
+def test_the_two_nvidia_backends_list_each_gpu_once_in_either_order(
+    order: list[str], fake_smi: FakeSmi, monkeypatch: pytest.MonkeyPatch, fake_pynvml: FakePynvml
+) -> None:
+    # With nvidia-smi asked first, NVML was asked too: every GPU listed twice.
+    module, _ = fake_pynvml()
+    monkeypatch.setitem(sys.modules, "pynvml", module)
+    fake_smi.serve(
+        "h200__590.48.01__load__query-gpu.csv",
+        "h200__590.48.01__load__query-compute-apps.csv",
+    )
+    probe = gpu_probe(backends=order)
+    assert (probe.backend, probe.gpus) == (order[0], 1)
+    spoken = {"nvml": "NVML", "nvidia-smi": "nvidia-smi"}
+    assert probe.reasons[order[1]] == (
+        f"{spoken[order[1]]}: skipped, {spoken[order[0]]} answered for the same GPUs"
+    )
+
+
+def test_a_figure_past_what_a_float_holds_is_nvidia_smis_csv_reason(
+    fake_smi: FakeSmi, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An OverflowError came through as the reason, without naming nvidia-smi.
+    query = tmp_path / "query.csv"
+    query.write_text(
+        "index, uuid, name, utilization.gpu [%], memory.used [MiB], memory.total [MiB], "
+        "temperature.gpu, power.draw [W], mig.mode.current\n"
+        f"0, GPU-1, X, 5 %, {'9' * 400} MiB, 2 MiB, 30, 10 W, [N/A]\n"
+    )
+    monkeypatch.setenv("FAKE_SMI_GPU", str(query))
+    reason = gpu_probe(backends=["nvidia-smi"]).reason
+    assert reason.startswith("nvidia-smi printed output that is not the expected CSV: ")
+
+
 def test_parse_rejects_mismatched_rows() -> None:
     with pytest.raises(ValueError, match="line 2 has 1 fields"):
         parse_nvidia_smi_csv("index, name\n0\n")

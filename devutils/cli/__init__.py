@@ -92,6 +92,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if sys.stderr is None:  # started with stderr closed (`devutils ... 2>&-`): messages
         # go nowhere, and no file opened later takes descriptor 2.
         sys.stderr = open(_stand_in(2, os.O_WRONLY), "w", encoding="utf-8")  # noqa: SIM115 - for the run
+    # What a stdout's encoding cannot hold (a GPU's name under EUC-JP) is escaped, not a
+    # UnicodeEncodeError; the bytes written to its buffer (devutils replace) are not touched.
+    reconfigure = getattr(sys.stdout, "reconfigure", None)  # (a stream of a caller's own)
+    if reconfigure is not None:
+        reconfigure(errors="backslashreplace")
     arguments = list(sys.argv[1:] if argv is None else argv)
     if argv is None:
         arguments = _as_typed(arguments)

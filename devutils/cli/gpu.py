@@ -3,12 +3,14 @@
 The live view redraws in place on a terminal (standard-library `curses`): per GPU a
 utilization bar and a memory bar, a sparkline of the utilization over the last samples,
 and the processes by memory; ``q`` or Ctrl-C quits and restores the terminal. When
-stdout is not a terminal it prints one plain line per sample instead.
+stdout is not a terminal, or one that cannot move its cursor (``TERM=dumb``), it prints
+one plain line per sample instead.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 import time
@@ -70,13 +72,14 @@ def run(args: argparse.Namespace) -> int:
         return _watch(args)
     probe = gpu_probe(timeout=args.timeout, backends=args.backend, processes=True)
     gpus = list(probe.snapshot)
+    if args.json:  # the same three keys whatever the outcome
+        records = [asdict(gpu) for gpu in gpus]
+        found = {"gpus": records, "reason": probe.reason, "reasons": dict(probe.reasons)}
+        print(json.dumps(found, indent=2))
     if not gpus:
-        if args.json:
-            print(json.dumps({"gpus": [], "reason": probe.reason, "reasons": probe.reasons}))
         print(f"devutils gpu: no GPU: {probe.reason}", file=sys.stderr)
         return 1
     if args.json:
-        print(json.dumps({"gpus": [asdict(gpu) for gpu in gpus]}, indent=2))
         return 0
     for gpu in gpus:
         print(describe(gpu))
@@ -142,15 +145,29 @@ def _samples(args: argparse.Namespace) -> Any:
 def _watch(args: argparse.Namespace) -> int:
     with nvml_session(timeout=args.timeout):
         try:
-            if sys.stdout.isatty():
+            if sys.stdout.isatty() and _can_draw():
                 import curses
 
-                curses.wrapper(_screen, args)
+                last = curses.wrapper(_screen, args)
+                if last:  # --count ran out: the last view stays on the screen
+                    sys.stdout.write("\n".join(last) + "\n")
             else:
                 _print_sample_lines(args)
         except KeyboardInterrupt:
             pass
     return 0
+
+
+def _can_draw() -> bool:
+    """Whether the terminal (``TERM``) can show the live view: known, and able to move
+    the cursor. Elsewhere (``TERM=dumb``, an Emacs shell) the view is plain lines."""
+    import curses
+
+    try:
+        curses.setupterm(fd=sys.stdout.fileno())
+    except curses.error:  # an unknown or unset TERM
+        return False
+    return bool(curses.tigetstr("cup"))
 
 
 def _print_sample_lines(args: argparse.Namespace) -> None:
@@ -162,13 +179,16 @@ def _print_sample_lines(args: argparse.Namespace) -> None:
         sys.stdout.flush()
 
 
-def _screen(window: Any, args: argparse.Namespace) -> None:
-    """The curses view: redraw each sample; ``q`` quits."""
+def _screen(window: Any, args: argparse.Namespace) -> list[str]:
+    """The curses view: redraw each sample; ``q`` quits. Returns the last view's lines
+    where ``--count`` ran out (none where ``q`` ended it)."""
     import curses
 
-    curses.curs_set(0)
+    with contextlib.suppress(curses.error):  # a terminal that cannot hide its cursor
+        curses.curs_set(0)
     window.nodelay(True)
     history: dict[tuple[str, int], deque[float | None]] = {}
+    lines: list[str] = []
     for gpus in _samples(args):
         height, width = window.getmaxyx()
         lines = _view(gpus, history, max(width - 1, 20), args.watch)
@@ -178,9 +198,8 @@ def _screen(window: Any, args: argparse.Namespace) -> None:
         window.addnstr(height - 1, 0, "q: quit", width - 1)
         window.refresh()
         if window.getch() in (ord("q"), ord("Q")):
-            return
-    window.nodelay(False)
-    window.getch()  # --count ran out: stay until a key
+            return []
+    return lines
 
 
 def _view(
