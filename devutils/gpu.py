@@ -143,11 +143,12 @@ _BACKENDS: Final = {
 """Each backend, in the order the default tries them: how it is asked and how its answer
 is worded."""
 BACKENDS: Final = tuple(_BACKENDS)
+"""Every backend's name, in the order the default tries them."""
 _SAME_GPUS: Final = {"nvml": "nvidia-smi", "nvidia-smi": "nvml"}
 """Backends that read the same GPUs: the one asked second is skipped where the first
 answered (in either order: ``--backend nvidia-smi --backend nvml`` lists each GPU once)."""
 _SPOKEN: Final = {"nvml": "NVML", "nvidia-smi": "nvidia-smi"}
-"""Every backend's name, in the order the default tries them."""
+"""How a reason names each of them."""
 
 
 def _probe(timeout: float, processes: bool, backends: object) -> GpuProbe:
