@@ -93,9 +93,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         # go nowhere, and no file opened later takes descriptor 2.
         sys.stderr = open(_stand_in(2, os.O_WRONLY), "w", encoding="utf-8")  # noqa: SIM115 - for the run
     # What a stdout's encoding cannot hold (a GPU's name under EUC-JP) is escaped, not a
-    # UnicodeEncodeError; the bytes written to its buffer (devutils replace) are not touched.
+    # UnicodeEncodeError, where Python made it strict (its C locale's surrogateescape
+    # stays); the bytes written to its buffer (devutils replace) are not touched.
     reconfigure = getattr(sys.stdout, "reconfigure", None)  # (a stream of a caller's own)
-    if reconfigure is not None:
+    if reconfigure is not None and getattr(sys.stdout, "errors", None) == "strict":
         reconfigure(errors="backslashreplace")
     arguments = list(sys.argv[1:] if argv is None else argv)
     if argv is None:
