@@ -177,6 +177,23 @@ def test_the_watch_prints_a_line_per_sample_when_not_a_terminal(fake_smi: FakeSm
     )
 
 
+def pane_when(tmux: list[str], session: str, done: Callable[[str], bool], *capture: str) -> str:
+    """The tmux pane's text once *done* holds for it, polled (the test fails after a
+    minute); *capture* adds options of ``tmux capture-pane``."""
+    deadline = time.monotonic() + 60
+    while True:
+        screen = subprocess.run(
+            [*tmux, "capture-pane", "-p", *capture, "-t", session],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        if done(screen):
+            return screen
+        assert time.monotonic() < deadline, f"the pane after a minute:\n{screen}"
+        time.sleep(0.05)
+
+
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux (apt-get install tmux)")
 @pytest.mark.parametrize(("stop", "status"), [("q", 0), ("C-c", 0), ("SIGTERM", 143)])
 def test_the_watch_redraws_in_a_real_terminal_and_restores_it(
@@ -199,23 +216,10 @@ def test_the_watch_redraws_in_a_real_terminal_and_restores_it(
     command = f"{sys.executable} -m devutils gpu --watch 0.2 --backend nvidia-smi; echo EXITED $?"
     subprocess.run([*tmux, "send-keys", "-t", session, command, "Enter"], check=True)
 
-    def pane_once(done: Callable[[str], bool]) -> str:
-        """The pane's text once *done* holds for it (the test fails after a minute)."""
-        deadline = time.monotonic() + 60
-        while True:
-            screen = subprocess.run(
-                [*tmux, "capture-pane", "-p", "-t", session],
-                capture_output=True,
-                text=True,
-                check=True,
-            ).stdout
-            if done(screen):
-                return screen
-            assert time.monotonic() < deadline, f"the pane after a minute:\n{screen}"
-            time.sleep(0.05)
-
     try:
-        screen = pane_once(lambda screen: "pid   10309" in screen and "q: quit" in screen)
+        screen = pane_when(
+            tmux, session, lambda screen: "pid   10309" in screen and "q: quit" in screen
+        )
         lines = screen.splitlines()
         assert lines[0].startswith("devutils gpu --watch 0.2")
         assert "GPU 0  NVIDIA H200  (nvidia, nvidia-smi)" in lines
@@ -238,14 +242,14 @@ def test_the_watch_redraws_in_a_real_terminal_and_restores_it(
         else:
             subprocess.run([*tmux, "send-keys", "-t", session, stop], check=True)
         # the typed command holds "EXITED $?" too: wait for the line the shell prints
-        screen = pane_once(
-            lambda screen: any(ln.startswith("EXITED ") for ln in screen.split("\n"))
+        screen = pane_when(
+            tmux, session, lambda screen: any(ln.startswith("EXITED ") for ln in screen.split("\n"))
         )
         assert f"EXITED {status}" in screen
         assert "hist |" not in screen  # the alternate screen is gone: the terminal is back
         stty = [*tmux, "send-keys", "-t", session, "stty -a; echo STTY", "Enter"]
         subprocess.run(stty, check=True)
-        settings = pane_once(lambda screen: "\nSTTY" in screen)
+        settings = pane_when(tmux, session, lambda screen: "\nSTTY" in screen)
         assert " echo " in settings.replace("\n", " ")  # echo and line editing are back
         assert " icanon " in settings.replace("\n", " ")
     finally:
@@ -274,18 +278,14 @@ def test_the_watch_ends_after_its_count_in_any_terminal(
     )
     try:
         subprocess.run([*tmux, "send-keys", "-t", session, command, "Enter"], check=True)
-        deadline = time.monotonic() + 60
-        while True:
-            screen = subprocess.run(
-                [*tmux, "capture-pane", "-p", "-J", "-S", "-100", "-t", session],
-                capture_output=True,
-                text=True,
-                check=True,
-            ).stdout
-            if any(line.startswith("EXITED ") for line in screen.split("\n")):
-                break
-            assert time.monotonic() < deadline, f"still running after a minute:\n{screen}"
-            time.sleep(0.05)
+        screen = pane_when(
+            tmux,
+            session,
+            lambda screen: any(line.startswith("EXITED ") for line in screen.split("\n")),
+            "-J",
+            "-S",
+            "-100",  # (the lines scrolled off the pane too, joined where they wrapped)
+        )
         assert "EXITED 0" in screen
         assert "Traceback" not in screen
         if term == "tmux-256color":  # the last view, as plain lines
