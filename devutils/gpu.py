@@ -26,7 +26,7 @@ from typing import Final, NamedTuple
 
 from devutils.gpuamd import snapshot_amd
 from devutils.gpuapple import parse_ioreg, snapshot_apple
-from devutils.gpuinfo import GIB, MIB, GpuInfo, GpuProcess, NoGpuFound, within
+from devutils.gpuinfo import GIB, MIB, GpuInfo, GpuProcess, NoGpuFound, seconds_shown, within
 from devutils.gpunvidia import nvml_session, parse_nvidia_smi_csv, snapshot_nvml, snapshot_smi
 from devutils.limits import check_seconds
 
@@ -95,8 +95,9 @@ def _timeout_and_backends(timeout: object, backends: object) -> tuple[float, tup
 
 
 def _left(deadline: float) -> float:
-    """The seconds a backend has left (a tenth of one at least)."""
-    return max(deadline - time.monotonic(), 0.1)
+    """The seconds a backend has left (a millisecond at least: `_probe` asks none after the
+    deadline)."""
+    return max(deadline - time.monotonic(), 0.001)
 
 
 def _ask_nvml(processes: bool, deadline: float) -> list[GpuInfo]:
@@ -167,6 +168,10 @@ def _probe(timeout: float, processes: bool, backends: object) -> GpuProbe:
             continue
         backend = _BACKENDS[name]
         label = backend.label
+        if time.monotonic() >= deadline:
+            used_up = f"the timeout ({seconds_shown(seconds)} s) was used up before it"
+            reasons[name] = f"{label or name + ': '}not asked: {used_up}"
+            continue
         try:
             found = backend.ask(processes, deadline)
         except ImportError:

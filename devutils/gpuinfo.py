@@ -14,9 +14,12 @@ import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Final, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from devutils.messages import describe
+
+if TYPE_CHECKING:
+    import subprocess
 
 __all__ = [
     "GIB",
@@ -150,10 +153,12 @@ def run_tool(
     *,
     hint: Callable[[int, str], str] | None = None,
 ) -> str:
-    """The output of *command* (stdout and stderr together, decoded as UTF-8).
+    """What *command* printed on stdout, decoded as UTF-8.
 
     The command runs in its own process group, which is killed at the timeout, or when
-    this process is interrupted (Ctrl-C), so that no hung tool is left running.
+    this process is interrupted (Ctrl-C), so that no hung tool is left running. What it
+    prints on stderr (a warning) is left out of the answer, but a failure's reason reads
+    both.
 
     Args:
         tool: The tool's name, as the reasons show it.
@@ -186,7 +191,7 @@ def run_tool(
         process = subprocess.Popen(
             command,
             stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
+            stderr=subprocess.PIPE,
             stdin=subprocess.DEVNULL,
             start_new_session=True,
         )
@@ -196,14 +201,9 @@ def run_tool(
     try:
         for signum in deferred:  # a Ctrl-C that came meanwhile is raised here
             handlers[signum](signum, None)
-        out, _ = process.communicate(timeout=timeout)
+        out, err = process.communicate(timeout=timeout)
     except BaseException as exc:
-        try:
-            os.killpg(process.pid, signal.SIGKILL)
-        except OSError:
-            process.kill()
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            process.communicate(timeout=1.0)
+        _kill_group(process)
         if isinstance(exc, subprocess.TimeoutExpired):
             msg = f"{tool} timed out after {seconds_shown(timeout)} s and was killed"
             raise NoGpuFound(msg) from None
@@ -213,11 +213,33 @@ def run_tool(
         msg = f"{tool} was killed by signal {-process.returncode}"
         raise NoGpuFound(msg)
     if process.returncode != 0:
+        text += err.decode("utf-8", "replace")
         first = text.strip().splitlines()[0] if text.strip() else "no output"
         added = "" if hint is None else hint(process.returncode, text)
         msg = f"{tool} failed with exit status {process.returncode}: {first}{added}"
         raise NoGpuFound(msg)
     return text
+
+
+def _kill_group(process: subprocess.Popen[bytes]) -> None:
+    """Kill *process* and its process group, and close its pipes.
+
+    The pipes are closed unread: a child that left the group may hold them open for as
+    long as it runs. A process in an uninterruptible sleep (a driver call) dies when the
+    call returns; it is waited for a tenth of a second, then left to Python to reap.
+    """
+    import signal
+    import subprocess
+
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except OSError:
+        process.kill()
+    for pipe in (process.stdout, process.stderr):
+        if pipe is not None:
+            pipe.close()
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        process.wait(timeout=0.1)
 
 
 def within(seconds: float, function: Callable[[], _T], what: str) -> _T:

@@ -92,13 +92,13 @@ def _flavor_from_version(path: str, timeout: float) -> tuple[str | None, str | N
     except BaseException as exc:  # a timeout, or Ctrl-C: no part of it is left running
         with contextlib.suppress(OSError):
             os.killpg(process.pid, signal.SIGKILL)
-        # (a process that left the session may hold the pipes open: not waited for)
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            process.communicate(timeout=1.0)
+        # The pipes are closed unread: a process that left the session may hold them
+        # open. One stuck in a system call dies when it returns: left to Python to reap.
         for pipe in (process.stdout, process.stderr):
             if pipe is not None:
                 pipe.close()
-        process.wait()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=0.1)
         if isinstance(exc, subprocess.TimeoutExpired):
             return None, None, f"--version timed out after {timeout:g} s"
         raise

@@ -638,6 +638,20 @@ def test_a_hung_tool_is_killed_at_the_timeout(
     assert re.search(r"timed out after 0\.[45]\d* s and was killed", probe.reason)
 
 
+def test_a_backend_is_not_asked_once_the_timeout_is_used_up(
+    fake_ioreg: FakeIoreg, fake_smi: FakeSmi
+) -> None:
+    # Each backend after the deadline was given a tenth of a second more: ioreg answered.
+    fake_smi.serve("h200__590.48.01__load__query-gpu.csv")
+    fake_smi.hang(600)
+    probe = gpu_probe(timeout=0.3, backends=["nvidia-smi", "apple"])
+    assert probe.gpus == 0
+    assert probe.reasons["apple"] == (
+        "Apple (ioreg): not asked: the timeout (0.3 s) was used up before it"
+    )
+    assert "nvidia-smi timed out after 0.3 s" in probe.reasons["nvidia-smi"]
+
+
 def test_a_hung_nvml_or_sysfs_read_is_given_up_on(
     monkeypatch: pytest.MonkeyPatch, fake_pynvml: FakePynvml
 ) -> None:

@@ -52,6 +52,31 @@ def test_run_tool_names_the_status_first_line_and_hint(status: int, line: str) -
     assert hints == [(status, f"{line}\nsecond\n")]
 
 
+def test_run_tool_leaves_stderr_out_of_the_answer_but_not_out_of_a_failure() -> None:
+    # A warning on stderr would have made nvidia-smi's CSV unreadable.
+    assert run_tool("sh", ["sh", "-c", "echo warning >&2; echo 'index, name'"], 30.0) == (
+        "index, name\n"
+    )
+    with pytest.raises(NoGpuFound, match=r"^sh failed with exit status 3: no driver$"):
+        run_tool("sh", ["sh", "-c", "echo no driver >&2; exit 3"], 30.0)
+
+
+def test_run_tool_does_not_wait_for_a_child_that_left_its_group(tmp_path: Path) -> None:
+    # The escaped child holds the pipes open: they were read until it ended, up to 1 s.
+    pid_file = tmp_path / "pid"
+    escape = f'setsid sh -c "echo \\$\\$ > {pid_file}; exec sleep 300" &'
+    wait = f"while [ ! -s {pid_file} ]; do :; done; exec sleep 300"
+    start = time.monotonic()
+    try:
+        with pytest.raises(NoGpuFound, match=r"timed out after 0\.5 s and was killed"):
+            run_tool("tool", ["sh", "-c", f"{escape} {wait}"], 0.5)
+        assert time.monotonic() - start < 1.4  # it took 1.5 s
+    finally:
+        if pid_file.exists() and pid_file.read_text().strip():
+            os.kill(int(pid_file.read_text()), 9)
+    assert pid_file.read_text().strip()  # the child did leave the group
+
+
 @given(st.integers() | st.text(max_size=5) | st.none())
 def test_within_gives_the_answer_or_what_was_raised(answer: object) -> None:
     assert within(30.0, lambda: answer, "a call") == answer

@@ -138,12 +138,13 @@ sleep 300
 def test_a_version_whose_child_left_the_session_is_still_bounded(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # After the kill, waiting for the pipes to close waited for the escaped child.
+    # After the kill, waiting for the pipes to close waited for the escaped child: first
+    # its 300 s, then 1 s more.
     install(tmp_path, "dstat", ESCAPES)
     monkeypatch.setenv("PATH", f"{tmp_path}:/usr/bin:/bin")
     started = time.monotonic()
     which_dstat(timeout=1.0)
-    assert time.monotonic() - started < 60  # (it took the escaped sleep's 300 s)
+    assert time.monotonic() - started < 1.9
 
 
 @pytest.mark.parametrize(
