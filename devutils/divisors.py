@@ -29,7 +29,12 @@ _WITNESSES: Final = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41)
 _TRIAL: Final = 1000
 """Trial division up to here before Pollard's rho."""
 _SCAN: Final = 64
-"""Numbers tried one by one before `nearest_multiple` loops over sizes or counts."""
+"""Numbers `nearest_multiple` tries one by one, at least, before it loops over sizes or
+counts."""
+_TURNS_PER_TRY: Final = 25_000
+"""Turns of `nearest_multiple`'s loop over sizes or counts that it weighs against trying
+one more number (factoring it), with a margin: the tries stop well before they have cost
+what the loop would (``bench/bench_batch.py`` times both)."""
 
 
 def _check_int_below_limit(name: str, value: object, minimum: int = 1) -> int:
@@ -171,8 +176,9 @@ def nearest_multiple(x: int, low: int, high: int, direction: Literal["down", "up
     """The largest number <= *x* (``"down"``) or smallest >= *x* (``"up"``) that is a
     multiple ``k * d`` (k >= 1) of a size *d* in ``low..high``; None if there is none.
 
-    It tries the numbers next to *x* first (most have such a divisor), then loops over
-    the sizes or over the counts *k*, whichever are fewer.
+    It tries the numbers next to *x* first (most have such a divisor; the more sizes and
+    counts there are, the more it tries), then loops over the sizes or over the counts
+    *k*, whichever are fewer.
 
     Raises:
         TypeError: If *x*, *low* or *high* is not an int.
@@ -196,19 +202,26 @@ def nearest_multiple(x: int, low: int, high: int, direction: Literal["down", "up
         return low
     if x <= high:
         return x
+    if direction == "down":  # k sizes of min(high, x // k): k's largest multiple under x
+        counts = range(max(1, x // high), x // low + 1)
+    else:  # k sizes of max(low, ceil(x / k)); past ceil(x / low), k x low only grows
+        counts = range(-(-x // high), -(-x // low) + 1)
+    sizes = range(low, high + 1)
     step = -1 if direction == "down" else 1
-    for candidate in range(x, x + step * _SCAN, step):
+    tries = max(_SCAN, min(len(sizes), len(counts)) // _TURNS_PER_TRY)
+    for candidate in range(x, x + step * tries, step):
         if candidate >= low and _has_divisor_in(candidate, low, high):
             return candidate
-    by_size = high - low + 1
+    return _nearest_by_loop(x, sizes, counts, direction)
+
+
+def _nearest_by_loop(x: int, sizes: range, counts: range, direction: str) -> int:
+    """`nearest_multiple` by looping over the sizes or the counts, whichever are fewer."""
+    low, high = sizes[0], sizes[-1]
     if direction == "down":
-        # k sizes of min(high, x // k): the largest multiple of k that fits under x
-        counts = range(max(1, x // high), x // low + 1)
-        if by_size <= len(counts):
-            return max(x // d * d for d in range(low, high + 1))
+        if len(sizes) <= len(counts):
+            return max(x // d * d for d in sizes)
         return max(k * min(high, x // k) for k in counts)
-    # k sizes of max(low, ceil(x / k)); past ceil(x / low), k x low only grows
-    counts = range(-(-x // high), -(-x // low) + 1)
-    if by_size <= len(counts):
-        return min(-(-x // d) * d for d in range(low, high + 1))
+    if len(sizes) <= len(counts):
+        return min(-(-x // d) * d for d in sizes)
     return min(k * max(low, -(-x // k)) for k in counts)

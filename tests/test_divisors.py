@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import devutils.divisors
 from devutils.divisors import LIMIT, divisors, has_divisor_in, nearest_multiple, prime_factors
 
 # Primes whose products stand for the hard cases: Pollard's rho on two large factors.
@@ -75,6 +76,34 @@ def test_nearest_multiple_matches_brute_force(x: int, low: int, width: int) -> N
     above = next(m for m in range(max(x, 1), x + high + 2) if _achievable(m, low, high))
     assert nearest_multiple(x, low, high, "down") == (below[0] if below else None)
     assert nearest_multiple(x, low, high, "up") == above
+
+
+@given(
+    st.integers(0, 3000),
+    st.integers(1, 40),
+    st.integers(0, 40),
+    st.sampled_from([(0, 10**9), (1, 1), (1, 3)]),
+)
+def test_nearest_multiple_gives_the_same_answer_however_far_it_tries(
+    x: int, low: int, width: int, scan_and_turns: tuple[int, int]
+) -> None:
+    # No tries (the loop alone), as many tries as the loop has turns, and a third of that.
+    high = low + width
+    below = next((m for m in range(x, 0, -1) if _achievable(m, low, high)), None)
+    above = next(m for m in range(max(x, 1), x + high + 2) if _achievable(m, low, high))
+    expected = [below, above]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(devutils.divisors, "_SCAN", scan_and_turns[0])
+        patch.setattr(devutils.divisors, "_TURNS_PER_TRY", scan_and_turns[1])
+        assert [nearest_multiple(x, low, high, way) for way in ("down", "up")] == expected
+
+
+def test_a_target_far_from_an_achievable_one_among_many_sizes() -> None:
+    # 84 below and 28 above: past the first 64 tries, it looped over 2 * 10**8 sizes.
+    x, low, high = 2_000_000_000_000_254_259, 10**9, 12 * 10**8
+    assert nearest_multiple(x, low, high, "down") == 2_000_000_000_000_254_176
+    assert nearest_multiple(x + 1, low, high, "up") == 2_000_000_000_000_254_288
+    assert has_divisor_in(2_000_000_000_000_254_176, low, high)
 
 
 @pytest.mark.parametrize(
