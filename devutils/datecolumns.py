@@ -162,6 +162,8 @@ class _Column:
 
         if isinstance(value, np.datetime64):
             unit = np.datetime_data(value.dtype)[0]
+            if unit in _UNITS:  # (datetime64 of 2D: in D)
+                value = value.astype(f"datetime64[{unit}]")
             if not np.isnat(value) and unit not in _UNITS:
                 msg = f"{self.name} must be a datetime64 in units {', '.join(_UNITS)}, got "
                 raise TypeError(msg + f"{value.dtype} {value!r}")
@@ -196,6 +198,9 @@ class _Column:
                 f"{self.name} must hold datetime64 values in units {', '.join(_UNITS)}, got {dtype}"
             )
             raise TypeError(msg)
+        unit, count = np.datetime_data(dtype)
+        if count != 1 or not dtype.isnative:  # datetime64[2D], or big-endian: read as [D]
+            self.wall = self.wall.astype(f"datetime64[{unit}]")
         if self.wall.ndim != 1:
             msg = f"{self.name} must be one-dimensional, got shape {self.wall.shape}"
             raise ValueError(msg)
@@ -324,7 +329,9 @@ def _as_columns(start: Any, end: Any) -> tuple[_Column, _Column]:
     if s.tz is not None and s.unit != e.unit:  # instants in the finer unit
         coarser, finer = sorted((s, e), key=lambda column: -_NS_PER[column.unit])
         coarser.to_unit(finer.unit)
-    if s.tz is not None and str(s.tz) != str(e.tz):  # the end on the start's wall clock
+    # The end on the start's wall clock, unless their zones are equal (a name is not enough:
+    # two fixed offsets may both be called "EST").
+    if s.tz is not None and not (s.tz is e.tz or s.tz == e.tz):
         e.wall = _wall_in(e.instants, s.tz, e.wall.dtype, "end")
         e.split()
     return s, e

@@ -116,6 +116,36 @@ def test_numpy_add_months_and_month_edges_equal_the_scalar_functions(
             assert end + pd.Timedelta(NS_PER[unit], "ns") > expected
 
 
+@given(pairs(), st.sampled_from([2, 3, 7]), st.booleans())
+def test_units_of_several_and_big_endian_arrays_read_as_their_values(
+    drawn: tuple[Any, Any, str, str], count: int, big_endian: bool
+) -> None:
+    # The multiplier (datetime64[2D]) and the byte order were dropped: counts of 2-day
+    # units read as days, swapped bytes read as other dates.
+    starts, ends, s_unit, _ = drawn
+    starts = starts.astype(f"datetime64[{count}{s_unit}]").astype(f"datetime64[{s_unit}]")
+    odd = starts.astype(f"datetime64[{count}{s_unit}]")
+    if big_endian:
+        odd = odd.astype(odd.dtype.newbyteorder(">"))
+    swapped_ends = ends.astype(ends.dtype.newbyteorder(">")) if big_endian else ends
+    assert as_list(months_between(odd, swapped_ends)) == as_list(months_between(starts, ends))
+    assert as_list(month_start(odd)) == as_list(month_start(starts))
+    assert as_list(add_months(odd, 1)) == as_list(add_months(starts, 1))
+    single = np.datetime64("2024-01-14", f"{count}D")
+    assert count_months(single, np.array(["2024-03-05"], dtype="datetime64[D]")).tolist() == [
+        count_months(single.astype(date), date(2024, 3, 5))
+    ]
+
+
+def test_zones_with_the_same_name_but_other_offsets_are_not_taken_for_one() -> None:
+    ahead, behind = timezone(timedelta(hours=1), "EST"), timezone(timedelta(hours=-5), "EST")
+    start = datetime(2024, 1, 31, 23, 30, tzinfo=ahead)
+    end = datetime(2024, 1, 31, 20, 0, tzinfo=behind)  # Feb 1, 02:00 on the start's clock
+    assert count_months(start, end) == 2
+    assert count_months(pd.Series([start]), end).tolist() == [2]
+    assert count_months(pd.Series([start]), pd.Series([end])).tolist() == [2]
+
+
 @st.composite
 def zoned(draw: st.DrawFn, size: int) -> Any:
     zone = draw(st.sampled_from(ZONES))
