@@ -492,7 +492,7 @@ def add_months(d: Any, n: Any) -> Any:
         raise DateRangeError(msg)
     month = month0 + 1
     try:
-        return d.replace(year=year, month=month, day=min(d.day, _days_in_month(year, month)))
+        return _replace(d, year=year, month=month, day=min(d.day, _days_in_month(year, month)))
     except ValueError as exc:  # a narrower type's range: a nanosecond Timestamp's, 1677..2262
         msg = f"add_months({d!r}, {n}) is outside what {type(d).__name__} holds: {exc}"
         raise DateRangeError(msg) from None
@@ -584,7 +584,7 @@ def month_start(d: Any) -> Any:
     _check_date("d", d)
     if isinstance(d, datetime):
         return _on_day("month_start", d, 1, last=False)
-    return d.replace(day=1)
+    return _replace(d, day=1)
 
 
 @overload
@@ -618,12 +618,21 @@ def month_end(d: Any) -> Any:
     last = _days_in_month(d.year, d.month)
     if isinstance(d, datetime):
         return _on_day("month_end", d, last, last=True)
-    return d.replace(day=last)
+    return _replace(d, day=last)
 
 
 _LAST_OF_SECOND = {"s": (0, 0), "ms": (999_000, 0), "us": (999_999, 0), "ns": (999_999, 999)}
 """The microsecond and nanosecond of a second's last moment, in each unit of a
 ``pandas.Timestamp``."""
+
+
+def _replace(d: Any, **fields: int) -> Any:
+    """``d.replace(**fields)`` by `datetime.replace`'s own rule: a wall clock a DST gap
+    skips stays as given (pendulum's ``replace`` moves it an hour back, into another day
+    at midnight). A ``pandas.Timestamp`` keeps its own, which keeps its nanoseconds."""
+    if hasattr(d, "nanosecond"):
+        return d.replace(**fields)
+    return (datetime if isinstance(d, datetime) else date).replace(d, **fields)
 
 
 def _on_day(function: str, d: datetime, day: int, *, last: bool) -> Any:
@@ -634,8 +643,8 @@ def _on_day(function: str, d: datetime, day: int, *, last: bool) -> Any:
     microsecond, nanosecond = _LAST_OF_SECOND[unit or "us"] if last else (0, 0)
     hour, minute, second = (23, 59, 59) if last else (0, 0, 0)
     try:
-        moved: Any = d.replace(
-            day=day, hour=hour, minute=minute, second=second, microsecond=microsecond, fold=0
+        moved: Any = _replace(
+            d, day=day, hour=hour, minute=minute, second=second, microsecond=microsecond, fold=0
         )
         if unit is None:
             return moved

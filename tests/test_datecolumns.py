@@ -131,7 +131,7 @@ def test_units_of_several_and_big_endian_arrays_read_as_their_values(
     assert as_list(months_between(odd, swapped_ends)) == as_list(months_between(starts, ends))
     assert as_list(month_start(odd)) == as_list(month_start(starts))
     assert as_list(add_months(odd, 1)) == as_list(add_months(starts, 1))
-    single = np.datetime64("2024-01-14", f"{count}D")
+    single = np.datetime64("2024-01-14", ("D", count))
     assert count_months(single, np.array(["2024-03-05"], dtype="datetime64[D]")).tolist() == [
         count_months(single.astype(date), date(2024, 3, 5))
     ]

@@ -6,6 +6,7 @@ import re
 from collections.abc import Callable
 from datetime import UTC, date, datetime, time, timedelta, timezone, tzinfo
 from pathlib import Path
+from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -750,3 +751,35 @@ def test_a_month_that_starts_in_a_dst_gap_starts_alike_in_every_unit() -> None:
         (1, timedelta(hours=-3))
     }
     assert {start.unit for start in starts.values()} == {"s", "ms", "us", "ns"}
+
+
+PENDULUM_ZONES = ["America/Asuncion", "America/New_York", "Europe/London", "Australia/Lord_Howe"]
+
+
+@given(
+    st.datetimes(datetime(2000, 1, 1), datetime(2040, 1, 1)),
+    st.sampled_from(PENDULUM_ZONES),
+    st.integers(0, 1),
+    st.integers(-30, 30),
+)
+@example(datetime(2023, 10, 15, 12), "America/Asuncion", 0, 0)  # Oct 1, 00:00 is skipped
+@example(datetime(2024, 2, 10, 2, 30), "America/New_York", 0, 1)  # Mar 10, 02:30 is skipped
+def test_pendulum_values_give_what_the_same_datetimes_give(
+    wall: datetime, zone: str, fold: int, n: int
+) -> None:
+    # pendulum's own replace moves a skipped wall clock back an hour: month_start fell in
+    # the month before, and months_between(d, add_months(d, 1)) was 0.
+    pendulum: Any = pytest.importorskip("pendulum")
+    plain = wall.replace(tzinfo=ZoneInfo(zone), fold=fold)
+    value = pendulum.instance(plain).replace(fold=fold)
+    functions: list[Callable[[Any], Any]] = [month_start, month_end, lambda d: add_months(d, n)]
+    for function in functions:
+        got, expected = function(value), function(plain)
+        assert isinstance(got, pendulum.DateTime)
+        assert (got.replace(tzinfo=None), got.fold) == (
+            expected.replace(tzinfo=None),
+            expected.fold,
+        )
+        assert got.utcoffset() == expected.utcoffset()
+    assert months_between(value, add_months(value, n)) == n
+    assert count_months(month_start(value), value) == 1
