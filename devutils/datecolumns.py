@@ -628,7 +628,9 @@ def _steps(n: Any, length: int) -> Any:
         return np.full(length, max(-limit, min(limit, _one_step(n))), dtype=np.int64)
     steps = _as_array(n)
     if steps.dtype.kind not in "iu" or steps.ndim != 1:
-        msg = f"n must hold ints, got a column of {steps.dtype}"
+        given = str(getattr(n, "dtype", steps.dtype))  # Int64 with nulls: float64 in numpy
+        nulls = given != str(steps.dtype) and steps.dtype.kind == "f" and np.isnan(steps).any()
+        msg = f"n must hold ints, got a column of {given}{' with nulls' if nulls else ''}"
         raise TypeError(msg)
     if len(steps) != length:
         msg = f"d and n must have the same length, got {length} and {len(steps)}"

@@ -278,6 +278,11 @@ def test_bad_columns_are_refused_with_their_name() -> None:
         )
     with pytest.raises(TypeError, match="n must hold ints, got a column of float64"):
         add_months(days, np.array([1.0]))
+    for nullable in (pd.Series([None], dtype="Int64"), pl.Series([None], dtype=pl.Int64)):
+        with pytest.raises(
+            TypeError, match=r"^n must hold ints, got a column of Int64 with nulls$"
+        ):
+            add_months(days, nullable)  # (it was named float64, numpy's view of it)
     with pytest.raises(TypeError, match="end must be a date, a datetime or a column of them"):
         count_months(days, "2024-01-01")  # type: ignore[call-overload]
     with pytest.raises(
