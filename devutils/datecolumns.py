@@ -199,7 +199,7 @@ class _Column:
             )
             raise TypeError(msg)
         unit, count = np.datetime_data(dtype)
-        if count != 1 or not dtype.isnative:  # datetime64[2D], or big-endian: read as [D]
+        if count != 1 or not dtype.isnative:  # [2D] read as [D]; big-endian as native
             self.wall = self.wall.astype(f"datetime64[{unit}]")
         if self.wall.ndim != 1:
             msg = f"{self.name} must be one-dimensional, got shape {self.wall.shape}"
