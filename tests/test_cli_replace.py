@@ -977,6 +977,21 @@ def test_a_latin1_word_typed_in_a_latin1_locale_still_matches(
     assert (result.returncode, result.stdout) == (0, b"tea\n")
 
 
+def test_a_dry_run_names_a_file_in_the_locale_s_encoding(
+    tmp_path: Path, latin1_locale: dict[str, str]
+) -> None:
+    name = b"caf\xe9.txt"  # "café.txt" as a latin-1 system names it
+    write(tmp_path / os.fsdecode(name), b"colour\n")
+    args = ["--pair", "colour", "color", "--count", "--dry-run"]
+    command: list[str | bytes] = [sys.executable, "-m", "devutils", "replace", *args, name]
+    result = subprocess.run(
+        command, cwd=tmp_path, env=latin1_locale, capture_output=True, check=False
+    )
+    # named by its own bytes, as ls names it, not re-encoded as UTF-8
+    assert (result.returncode, result.stdout) == (0, name + b": 1\n"), result.stderr
+    assert result.stderr == b""  # a dry run's counts are its stdout
+
+
 @pytest.mark.parametrize(
     "encoding",
     [

@@ -115,10 +115,17 @@ def _report(
             if outcome.output is not None:
                 _emit_file(outcome.output)
             if job.mode == "dry-run":
-                write_stdout(f"{shown(outcome.path)}: {outcome.count}\n".encode())
+                _print_stdout(f"{shown(outcome.path)}: {outcome.count}\n")
             elif job.mode == "diff" and outcome.diff:
                 write_stdout(outcome.diff.encode(job.encoding))
     return failed, counts
+
+
+def _print_stdout(text: str) -> None:
+    """Write *text* to stdout as `print` would (in stdout's encoding: a file's name is
+    its own bytes under any locale), between the bytes the other outcomes write."""
+    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+    write_stdout(text.encode(encoding, getattr(sys.stdout, "errors", None) or "strict"))
 
 
 def _message(text: str) -> None:
