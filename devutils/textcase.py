@@ -5,7 +5,8 @@ match).
 Three patterns, as VS Code's ``buildReplaceStringWithCasePreserved`` has them: all upper
 case gives an upper-case replacement, title case a title-case one, anything else the
 replacement as given. Where the matched text and the replacement split into as many parts
-at ``-`` (or at ``_``, not both), each part follows its own pattern.
+at ``-`` (or at ``_``, not both), each part follows its own pattern, and may split again at
+the other separator.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ def match_case(matched: str, replacement: str) -> str:
     space-separated word's first cased character in title case (``"ß"`` -> ``"Ss"``, as
     `str.title` has it) and the rest lower; otherwise
     *replacement* as given. Part by part where both split into as many parts at ``-``,
-    or at ``_`` (but not both).
+    or at ``_`` (but not both); a part may split again at the other.
 
     Raises:
         TypeError: If *matched* or *replacement* is not a str.
@@ -39,6 +40,8 @@ def match_case(matched: str, replacement: str) -> str:
         'GoodBye'
         >>> match_case("User_Id", "account_id"), match_case("FOO-bar", "baz-qux")
         ('Account_Id', 'BAZ-qux')
+        >>> match_case("a_x-Foo_BAR", "b-baz_qux")
+        'b-Baz_QUX'
         >>> match_case("Hi", b"bye")
         Traceback (most recent call last):
         ...

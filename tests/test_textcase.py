@@ -28,6 +28,8 @@ def test_the_case_pattern_is_the_reference(matched: str, replacement: str) -> No
         ("User_Id", "account_id", "Account_Id"),
         ("user-ID", "account-id", "account-ID"),
         ("A-b_C", "x-y_z", "x-y_z"),  # as many parts at both separators: as given
+        # split at "-" only (the "_" counts differ), then a part at "_", as VS Code does
+        ("a_x-Foo_BAR", "b-baz_qux", "b-Baz_QUX"),
         ("Hello", "", ""),
         # a first letter's title case, where it differs from its upper case (it gave SS, FI)
         ("Acme", "\u00dftra\u00dfe", "Sstra\u00dfe"),
