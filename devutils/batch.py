@@ -48,6 +48,11 @@ __all__ = [
 ]
 
 Rounding = Literal["exact", "down", "up", "nearest"]
+Sharding = Literal["batches", "samples"]
+"""How a dataloader shares an epoch among devices: ``"batches"`` deals out whole batches
+(accelerate's ``BatchSamplerShard``, under the Hugging Face Trainer); ``"samples"`` deals
+out samples first, padded to a multiple of the devices, and each device batches its own
+(torch's ``DistributedSampler``, which Lightning and DeepSpeed's own dataloader use)."""
 
 
 class BatchError(ValueError):
@@ -449,16 +454,26 @@ def _rounded_target(
 
 
 def micro_batches_per_epoch(
-    n_samples: int, per_device: int, devices: int = 1, *, drop_last: bool = False
+    n_samples: int,
+    per_device: int,
+    devices: int = 1,
+    *,
+    drop_last: bool = False,
+    sharding: Sharding = "batches",
 ) -> int:
     """Return the micro-batches each device runs per epoch (the sharded dataloader's length).
 
-    ``ceil(n / (per_device * devices))``, or the floor with *drop_last*. Zero micro-batches
-    is an error, as the Hugging Face Trainer raises.
+    ``ceil(n / (per_device * devices))``. With *drop_last*, the floor of that where whole
+    batches are dealt out (*sharding* ``"batches"``, the Hugging Face Trainer's), or
+    ``floor(ceil(n / devices) / per_device)`` where samples are (``"samples"``: torch's
+    ``DistributedSampler`` pads each device's share to ``ceil(n / devices)`` first, as in
+    Lightning). Zero micro-batches is an error, as the Hugging Face Trainer raises.
 
     Examples:
         >>> micro_batches_per_epoch(1000, 8, 2), micro_batches_per_epoch(1000, 8, 2, drop_last=True)
         (63, 62)
+        >>> micro_batches_per_epoch(23, 2, 3, drop_last=True, sharding="samples")
+        4
         >>> micro_batches_per_epoch(10, 8, 2, drop_last=True)
         Traceback (most recent call last):
         ...
@@ -471,8 +486,20 @@ def micro_batches_per_epoch(
     if not isinstance(flag, bool):
         reason = f"must be a bool, got {_short_repr(flag)}"
         raise BatchTypeError(reason, argument="drop_last", value=flag)
+    how: object = sharding
+    if not isinstance(how, str):
+        reason = f"must be a str, got {_short_repr(how)}"
+        raise BatchTypeError(reason, argument="sharding", value=how)
+    if how not in ("batches", "samples"):
+        reason = f"must be 'batches' or 'samples', got {_short_repr(how)}"
+        raise BatchError(reason, argument="sharding", value=how)
     global_batch = per * world
-    count = n // global_batch if drop_last else -(-n // global_batch)
+    if not drop_last:
+        count = -(-n // global_batch)
+    elif sharding == "batches":
+        count = n // global_batch
+    else:
+        count = -(-n // world) // per
     if count == 0:
         batch = f"{per} x {world} devices"
         reason = f"{n} gives no full micro-batch of {batch} when the last, partial one is dropped"
@@ -481,19 +508,22 @@ def micro_batches_per_epoch(
     return count
 
 
-def steps_per_epoch(
+def steps_per_epoch(  # noqa: PLR0913 - the batch, then how the loader counts it
     n_samples: int,
     per_device: int,
     accumulation: int = 1,
     devices: int = 1,
     *,
     drop_last: bool = False,
+    sharding: Sharding = "batches",
 ) -> int:
-    """Return optimizer steps per epoch, as the Hugging Face Trainer (transformers >= 4.52).
+    """Return optimizer steps per epoch, as the Hugging Face Trainer (transformers >= 4.52)
+    and Lightning count them.
 
     ``ceil(micro_batches_per_epoch / accumulation)``: a last, partial accumulation window
     still makes a step. transformers before 4.52 used ``max(micro_batches //
-    accumulation, 1)``, dropping that last step (transformers issue #36297).
+    accumulation, 1)``, dropping that last step (transformers issue #36297). *sharding* is
+    `micro_batches_per_epoch`'s: ``"samples"`` for Lightning.
 
     Examples:
         >>> steps_per_epoch(1000, 8, 4, 2)
@@ -501,7 +531,9 @@ def steps_per_epoch(
         >>> steps_per_epoch(1000, 8, 4, 2, drop_last=True)
         16
     """
-    micro = micro_batches_per_epoch(n_samples, per_device, devices, drop_last=drop_last)
+    micro = micro_batches_per_epoch(
+        n_samples, per_device, devices, drop_last=drop_last, sharding=sharding
+    )
     return -(-micro // check_int("accumulation", accumulation))
 
 
@@ -614,9 +646,11 @@ def training_schedule(  # noqa: PLR0913 - the Trainer's settings, keyword-only p
     max_steps: int | None = None,
     warmup: int | float = 0,
     drop_last: bool = False,
+    sharding: Sharding = "batches",
     seq_len: int | None = None,
 ) -> TrainingSchedule:
-    """Bundle steps per epoch, total steps, warmup and per-step sizes, as HF's Trainer.
+    """Bundle steps per epoch, total steps, warmup and per-step sizes, as HF's Trainer
+    (or Lightning, with ``sharding="samples"``: see `micro_batches_per_epoch`).
 
     Give exactly one of *epochs* (may be fractional: total = ceil(epochs x steps per
     epoch)) or *max_steps* (then ``epochs`` reports max_steps / steps per epoch).
@@ -626,7 +660,9 @@ def training_schedule(  # noqa: PLR0913 - the Trainer's settings, keyword-only p
         >>> s.steps_per_epoch, s.total_steps, s.warmup_steps, s.samples_per_step, s.tokens_per_step
         (157, 471, 24, 64, 131072)
     """
-    per_epoch = steps_per_epoch(n_samples, per_device, accumulation, devices, drop_last=drop_last)
+    per_epoch = steps_per_epoch(
+        n_samples, per_device, accumulation, devices, drop_last=drop_last, sharding=sharding
+    )
     if (epochs is None) == (max_steps is None):
         message = f"give exactly one of epochs or max_steps, got {epochs=}, {max_steps=}"
         raise BatchError(message, argument=None, value=None)

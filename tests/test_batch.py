@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import inspect
 import math
 import pickle
@@ -529,6 +530,54 @@ def test_steps_per_epoch_matches_simulation(
     assert micro_batches_per_epoch(n, per, devices, drop_last=drop_last) == (
         n // (per * devices) if drop_last else math.ceil(n / (per * devices))
     )
+
+
+def simulate_distributed_sampler(n: int, per: int, acc: int, devices: int, drop_last: bool) -> int:
+    """torch's DistributedSampler (drop_last=False: padded with the first samples to a
+    multiple of the devices, rank r taking every devices-th), each rank's DataLoader
+    batching its share, and Lightning's step every acc batches and at the epoch's end."""
+    padded = [*range(n), *list(range(n)) * devices][: -(-n // devices) * devices]
+    share = padded[0::devices]  # rank 0's; every rank's is as long
+    batches = [share[i : i + per] for i in range(0, len(share), per)]
+    if drop_last and batches and len(batches[-1]) < per:
+        batches.pop()
+    return -(-len(batches) // acc)
+
+
+@given(
+    n=st.integers(1, 3000),
+    per=st.integers(1, 64),
+    acc=st.integers(1, 32),
+    devices=st.integers(1, 8),
+    drop_last=st.booleans(),
+)
+def test_steps_per_epoch_with_samples_sharded_matches_distributed_sampler(
+    n: int, per: int, acc: int, devices: int, drop_last: bool
+) -> None:
+    expected = simulate_distributed_sampler(n, per, acc, devices, drop_last)
+    count = functools.partial(steps_per_epoch, drop_last=drop_last, sharding="samples")
+    if expected == 0:
+        with pytest.raises(BatchError):
+            count(n, per, acc, devices)
+        return
+    assert count(n, per, acc, devices) == expected
+
+
+def test_samples_sharded_with_drop_last_can_give_more_batches() -> None:
+    # 23 samples on 3 devices: 8 each (one padded), so 4 batches of 2 each, not 23 // 6 = 3
+    assert micro_batches_per_epoch(23, 2, 3, drop_last=True) == 3
+    assert micro_batches_per_epoch(23, 2, 3, drop_last=True, sharding="samples") == 4
+    schedule = training_schedule(23, 2, 1, 3, epochs=2, drop_last=True, sharding="samples")
+    assert (schedule.steps_per_epoch, schedule.total_steps) == (4, 8)
+
+
+def test_sharding_must_be_one_of_two() -> None:
+    with pytest.raises(BatchError) as caught:
+        micro_batches_per_epoch(10, 2, sharding="rows")  # type: ignore[arg-type]
+    assert (caught.value.argument, caught.value.value) == ("sharding", "rows")
+    with pytest.raises(BatchTypeError) as wrong:
+        steps_per_epoch(10, 2, sharding=None)  # type: ignore[arg-type]
+    assert wrong.value.argument == "sharding"
 
 
 @given(total=st.integers(1, 10**6), ratio=st.floats(0, 1, exclude_max=True))

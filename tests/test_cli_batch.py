@@ -252,3 +252,14 @@ def test_framework_snippets_carry_the_schedule_in_their_own_keys(cli: Cli) -> No
         cli(["batch", "--target", "64", "--max-per-device", "8", "--format", "hf"]).text
     )
     assert plain == {"per_device_train_batch_size": 8, "gradient_accumulation_steps": 8}
+
+
+def test_lightning_max_steps_count_the_distributed_sampler_s_padding(cli: Cli) -> None:
+    # 23 samples on 3 devices: DistributedSampler pads each share to 8, so with batches of 2
+    # and the last partial one dropped, 4 batches per epoch (the Trainer's loader: 3)
+    args = ["batch", "--target", "6", "--max-per-device", "2", "--devices", "3"]
+    args += ["--samples", "23", "--drop-last", "--epochs", "2"]
+    lightning = json.loads(cli([*args, "--format", "lightning"]).text)
+    assert lightning["trainer"]["max_steps"] == 8
+    hf = json.loads(cli([*args, "--format", "hf"]).text)
+    assert hf["max_steps"] == 6

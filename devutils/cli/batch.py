@@ -42,7 +42,8 @@ def register(subparsers: Any) -> None:
         description=(
             "Plan the largest per-device batch that fits (<= --max-per-device) and the "
             "gradient accumulation that reaches --target exactly; with --samples, also the "
-            "steps per epoch and the schedule, as the Hugging Face Trainer counts them."
+            "steps per epoch and the schedule, as the Hugging Face Trainer counts them "
+            "(as Lightning does, with --format lightning)."
         ),
     )
     parser.add_argument("--target", type=positive_int, required=True, help="effective batch size")
@@ -60,7 +61,7 @@ def register(subparsers: Any) -> None:
         help="when no exact split exists: fail (exact) or move the target",
     )
     parser.add_argument("--samples", type=positive_int, help="training samples per epoch")
-    parser.add_argument("--epochs", type=_epochs, help="epochs (may be fractional)")
+    parser.add_argument("--epochs", type=_epochs, help="epochs (may be fractional; default 1)")
     parser.add_argument(
         "--max-steps", type=positive_int, help="optimizer steps, instead of --epochs"
     )
@@ -193,6 +194,8 @@ def _schedule(args: argparse.Namespace, plan: BatchPlan) -> TrainingSchedule | N
         max_steps=args.max_steps,
         warmup=0 if args.warmup is None else args.warmup,
         drop_last=args.drop_last,
+        # (Lightning's DistributedSampler shares out samples, the Trainer's loader batches)
+        sharding="samples" if args.format == "lightning" else "batches",
         seq_len=args.seq_len,
     )
 
