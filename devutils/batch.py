@@ -257,6 +257,10 @@ class BatchPlan:
         devices: Data-parallel devices (processes).
         max_per_device: The most that fits on one device.
         exact: False when no exact split existed and the plan rounded the target.
+
+    Raises:
+        BatchTypeError: If a size is not an int, or *exact* not a bool.
+        BatchError: If a size is below 1 or above `MAX_INT`.
     """
 
     target: int
@@ -265,6 +269,14 @@ class BatchPlan:
     devices: int
     max_per_device: int
     exact: bool = True
+
+    def __post_init__(self) -> None:
+        for name in ("target", "per_device", "accumulation", "devices", "max_per_device"):
+            check_int(name, getattr(self, name))
+        flag: object = self.exact
+        if not isinstance(flag, bool):
+            reason = f"must be a bool, got {_short_repr(flag)}"
+            raise BatchTypeError(reason, argument="exact", value=flag)
 
     @property
     def effective(self) -> int:
@@ -426,6 +438,10 @@ def _no_exact_split(target: int, sizes: str, *, below: int | None, above: int | 
         nearest.append(f"{below} below")
     if above is not None:
         nearest.append(f"{above} above")
+    if not nearest:  # (no rounding helps: every achievable target is past MAX_INT)
+        reason = f"{target} has no exact split {sizes}, and no target does (all are over 2**63 - 1)"
+        message = f"no exact split of target {target} {sizes}, nor of any target up to 2**63 - 1"
+        return BatchError(reason, argument="target", value=target, message=message)
     found = f"nearest achievable targets: {', '.join(nearest)}"
     reason = f"{target} has no exact split {sizes}; {found}"
     message = (
@@ -704,7 +720,7 @@ def _batch_keys_given(config: Mapping[str, Any]) -> dict[str, int]:
     for key in (_TRAIN, _MICRO, _GAS):
         if config.get(key) is None:
             continue
-        if config[key] == "auto":
+        if isinstance(config[key], str) and config[key] == "auto":
             reason = "is 'auto': resolve it first (the HF integration fills it in)"
             raise BatchError(reason, argument=key, value=config[key])
         values[key] = check_int(key, config[key])

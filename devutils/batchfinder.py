@@ -55,12 +55,19 @@ def is_oom_error(exc: BaseException) -> bool:
     Python's `MemoryError`, and the CUDA, cuDNN, CPU-allocator, XPU, MPS, ROCm and XLA
     out-of-memory messages, by class name and text, without importing torch.
 
+    Raises:
+        BatchTypeError: If *exc* is not an exception (a `TypeError` naming ``exc``).
+
     Examples:
         >>> is_oom_error(RuntimeError("CUDA out of memory. Tried to allocate 2.00 GiB"))
         True
         >>> is_oom_error(MemoryError()), is_oom_error(ValueError("shape mismatch"))
         (True, False)
     """
+    error: object = exc
+    if not isinstance(error, BaseException):
+        reason = f"must be an exception, got {shown(error)}"
+        raise BatchTypeError(reason, argument="exc", value=error)
     if isinstance(exc, MemoryError):
         return True
     if any(cls.__name__ == "OutOfMemoryError" for cls in type(exc).__mro__):
@@ -265,7 +272,12 @@ def auto_plan(
     """
     target = check_int("target", target)
     devices = check_int("devices", devices)
+    # The plan's own arguments are checked before the first probe, which may take minutes.
+    rounding = check_rounding(rounding)
+    low = check_int("min_per_device", min_per_device)
     most_needed = -(-target // devices)
+    if rounding != "exact":  # a plan rounded up to min_per_device per device needs as many
+        most_needed = max(most_needed, low)
     options = dict(finder_options)
     unknown = sorted(set(options) - _FINDER_OPTIONS)
     if unknown:
@@ -280,13 +292,12 @@ def auto_plan(
         limit = given_max if "max_value" in finder_options else None
         _first_size(options["start"], limit if limit is not None else MAX_INT, "binsearch")
         options["start"] = min(options["start"], max_value)
-    # The plan's own arguments are checked before the first probe, which may take minutes.
-    rounding = check_rounding(rounding)
-    low = check_int("min_per_device", min_per_device)
     if low > max_value:
         reason = f"{low} is larger than the most any probe may try, {max_value}"
         message = f"min_per_device {low} is larger than the most any probe may try, {max_value}"
         raise BatchError(reason, argument="min_per_device", value=low, message=message)
+    # No plan with the most a probe may find: none with less (said before probing).
+    plan_batch(target, max_value, devices, rounding=rounding, min_per_device=low)
     found = find_max_batch_size(probe, **options)
     if found.batch_size < low:
         reason = f"{low} does not fit: the largest per-device batch that fits is {found.batch_size}"

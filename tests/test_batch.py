@@ -405,6 +405,23 @@ def test_deepspeed_errors_name_the_field(config: dict[str, object], message: str
         plan_from_deepspeed(config, 2)
 
 
+def test_a_deepspeed_value_that_is_an_array_is_named() -> None:
+    numpy = pytest.importorskip("numpy")
+    with pytest.raises(BatchTypeError) as caught:
+        plan_from_deepspeed({"train_batch_size": numpy.array([8, 8])}, 1)
+    assert caught.value.argument == "train_batch_size"
+
+
+def test_no_target_at_all_says_so_without_a_rounding_hint() -> None:
+    # 2**62 devices of at least 2: every achievable target is over 2**63 - 1
+    with pytest.raises(BatchError) as caught:
+        plan_batch(5, 4, 2**62, min_per_device=2)
+    assert caught.value.argument == "target"
+    assert "nearest achievable" not in str(caught.value)
+    assert "rounding" not in str(caught.value)
+    assert "nor of any target up to 2**63 - 1" in str(caught.value)
+
+
 @given(
     micro=st.integers(1, 64),
     gas=st.integers(1, 64),
@@ -585,6 +602,24 @@ def test_warmup_ratio_is_rounded_up(total: int, ratio: float) -> None:
     steps = warmup_steps(total, ratio)
     assert steps == math.ceil(total * ratio)
     assert 0 <= steps <= total
+
+
+@pytest.mark.parametrize(
+    ("fields", "error", "argument"),
+    [
+        ((64, 4, 16, 1, 0), BatchError, "max_per_device"),
+        ((64, 0, 16, 1, 4), BatchError, "per_device"),
+        ((64, 4, 16.0, 1, 4), BatchTypeError, "accumulation"),
+        ((64, 4, 16, 1, 4, "yes"), BatchTypeError, "exact"),
+    ],
+)
+def test_a_batch_plan_refuses_sizes_no_plan_has(
+    fields: tuple[Any, ...], error: type[BatchError], argument: str
+) -> None:
+    # (memory_utilization divided by a max_per_device of 0)
+    with pytest.raises(error) as caught:
+        BatchPlan(*fields)
+    assert caught.value.argument == argument
 
 
 def test_batch_plan_is_a_dataclass() -> None:

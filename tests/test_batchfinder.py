@@ -313,3 +313,23 @@ def test_auto_plan_checks_the_finders_options_as_the_finder_does() -> None:
         auto_plan(64, fits, max_vaule=10)
     assert (caught.value.argument, caught.value.value) == ("max_vaule", 10)
     assert str(auto_plan(64, fits, start=100)) == "64 x 1 x 1 = 64"  # past what 64 needs
+
+
+def test_is_oom_error_refuses_what_is_not_an_exception() -> None:
+    with pytest.raises(BatchTypeError) as caught:
+        is_oom_error(4)  # type: ignore[arg-type]
+    assert (caught.value.argument, caught.value.value) == ("exc", 4)
+
+
+def test_auto_plan_rounds_up_to_min_per_device_as_plan_batch_does() -> None:
+    calls: list[int] = []
+    plan = auto_plan(4, probe_below(12, calls), min_per_device=5, rounding="up")
+    assert (plan.per_device, plan.accumulation, plan.effective, plan.exact) == (5, 1, 5, False)
+    assert max(calls) == 5  # never more than the plan can use
+
+
+def test_auto_plan_refuses_before_probing_when_no_plan_exists() -> None:
+    calls: list[int] = []
+    with pytest.raises(BatchError) as caught:
+        auto_plan(5, probe_below(12, calls), devices=2**62, min_per_device=2, rounding="up")
+    assert (calls, caught.value.argument) == ([], "target")

@@ -263,3 +263,11 @@ def test_lightning_max_steps_count_the_distributed_sampler_s_padding(cli: Cli) -
     assert lightning["trainer"]["max_steps"] == 8
     hf = json.loads(cli([*args, "--format", "hf"]).text)
     assert hf["max_steps"] == 6
+
+
+def test_no_rounding_hint_where_no_target_has_a_split(cli: Cli) -> None:
+    args = ["batch", "--target", "5", "--max-per-device", "4", "--min-per-device", "2"]
+    result = cli([*args, "--devices", str(2**62)])
+    assert result.status == 2
+    assert "--rounding" not in result.err
+    assert "and no target does (all are over 2**63 - 1)" in result.err

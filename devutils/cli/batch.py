@@ -160,9 +160,24 @@ def _cli_message(exc: BatchError, args: argparse.Namespace) -> str:
     if exc.argument not in _FLAGS:  # no flag gives it: a result out of range, a size of the plan
         return str(exc)
     message = f"{_FLAGS[exc.argument]} {exc.reason}"
-    if exc.argument == "target" and args.rounding == "exact":  # no exact split: the way out
-        message += " (or pass --rounding down, up or nearest)"
+    if exc.argument == "target" and args.rounding == "exact" and _rounding_helps(args):
+        message += " (or pass --rounding down, up or nearest)"  # no exact split: the way out
     return message
+
+
+def _rounding_helps(args: argparse.Namespace) -> bool:
+    """Whether some target near --target has a split (none may, within 2**63 - 1)."""
+    try:
+        plan_batch(
+            args.target,
+            args.max_per_device,
+            args.devices,
+            rounding="nearest",
+            min_per_device=args.min_per_device,
+        )
+    except BatchError:
+        return False
+    return True
 
 
 def _schedule(args: argparse.Namespace, plan: BatchPlan) -> TrainingSchedule | None:
