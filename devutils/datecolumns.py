@@ -781,7 +781,9 @@ def _give_wall(column: _Column, wall: Any, fold: Any) -> Any:
 
             unit = _unit(wall)
             return pl.Series(column.original.name, wall.astype(f"datetime64[{_polars_unit(unit)}]"))
-        return column.give(wall, like=getattr(column.original, "name", None))
+        return _in_arrow_dtype(
+            column, column.give(wall, like=getattr(column.original, "name", None))
+        )
     result = f"a result in {column.name}'s time zone"
     earliest, latest = _candidates(wall, column.tz, column.name, result)
     instants = earliest if fold is None else np.where(fold, latest, earliest)
@@ -806,10 +808,19 @@ def _zoned(column: _Column, instants: Any) -> Any:
         return zoned.dt.convert_time_zone(_polars_zone(column.tz))
     name = getattr(column.original, "name", None)
     if column.kind == "pandas-series":
-        return pd.Series(index, index=column.original.index, name=name)
+        return _in_arrow_dtype(column, pd.Series(index, index=column.original.index, name=name))
     if column.kind == "numpy":  # an aware value beside a numpy n: numpy has no zones
         return index.to_numpy(dtype=object)
-    return index.rename(name)
+    return _in_arrow_dtype(column, index.rename(name))
+
+
+def _in_arrow_dtype(column: _Column, result: Any) -> Any:
+    """A pandas *result* of dates in its column's own dtype where that is an Arrow one
+    (``date32[pyarrow]``, ``timestamp[us, tz=...][pyarrow]``): as the column came in."""
+    dtype = None if column.single else getattr(column.original, "dtype", None)
+    if type(dtype).__name__ == "ArrowDtype" and column.kind.startswith("pandas"):
+        return result.astype(dtype)
+    return result
 
 
 def _polars_unit(unit: str) -> str:

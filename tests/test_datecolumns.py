@@ -233,6 +233,26 @@ def test_missing_values_give_missing_results() -> None:
     assert add_months(column, 1).to_list() == [date(2024, 2, 29), None]
 
 
+@pytest.mark.parametrize(
+    "dtype",
+    ["date32[pyarrow]", "timestamp[s][pyarrow]", "timestamp[ns, tz=Europe/Berlin][pyarrow]"],
+)
+def test_arrow_backed_pandas_columns_come_back_in_their_own_dtype(dtype: str) -> None:
+    pytest.importorskip("pyarrow")
+    stamps: Any = pd.Series(pd.to_datetime(np.array(["2024-01-31", "NaT"], dtype="datetime64[s]")))
+    if "tz=" in dtype:
+        stamps = stamps.dt.tz_localize("Europe/Berlin")
+    column = stamps.astype(dtype)
+    for result, first in (
+        (add_months(column, 1), add_months(column[0], 1)),
+        (month_start(column), month_start(column[0])),
+        (month_end(column), month_end(column[0])),
+        (add_months(pd.Index(column), 1), add_months(column[0], 1)),
+    ):
+        assert result.dtype == column.dtype  # (they came back as numpy datetime64)
+        assert (result[0], pd.isna(result[1])) == (first, True)
+
+
 def test_polars_columns() -> None:
     starts = pl.Series("start", [date(2024, 1, 31), date(2024, 2, 29)])
     ends = pl.Series("end", [datetime(2024, 2, 29, 9), datetime(2025, 2, 28)])
