@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import functools
 import operator
-from datetime import date, datetime, timedelta, timezone
+from datetime import date, datetime, timedelta
 from typing import Any, NoReturn
 
 __all__ = [
@@ -620,6 +620,10 @@ def _steps(n: Any, length: int) -> Any:
     import numpy as np
 
     column = _is_steps(n)
+    if type(n).__name__ == "DataFrame":  # (pandas', polars': columns, not one)
+        library = type(n).__module__.split(".")[0]
+        msg = f"n must be an int or a column of ints, got a {library} DataFrame: give one column"
+        raise TypeError(msg)
     if isinstance(n, bool) or not (column or hasattr(n, "__index__")):
         msg = f"n must be an int or a column of ints, got {type(n).__name__} {n!r:.80}"
         raise TypeError(msg)
@@ -627,7 +631,10 @@ def _steps(n: Any, length: int) -> Any:
     if not column:
         return np.full(length, max(-limit, min(limit, _one_step(n))), dtype=np.int64)
     steps = _as_array(n)
-    if steps.dtype.kind not in "iu" or steps.ndim != 1:
+    if steps.ndim != 1:
+        msg = f"n must be one-dimensional, got shape {steps.shape}"
+        raise ValueError(msg)
+    if steps.dtype.kind not in "iu":
         given = str(getattr(n, "dtype", steps.dtype))  # Int64 with nulls: float64 in numpy
         nulls = given != str(steps.dtype) and steps.dtype.kind == "f" and np.isnan(steps).any()
         msg = f"n must hold ints, got a column of {given}{' with nulls' if nulls else ''}"
@@ -715,6 +722,7 @@ def _candidates(wall: Any, tz: Any, name: str, what: str | None = None) -> tuple
             datetime64[ns] is narrower than years 1..9999); *what* says what the wall
             times are, where they are not *name*'s own.
     """
+    import numpy as np
     import pandas as pd
 
     try:
@@ -724,6 +732,14 @@ def _candidates(wall: Any, tz: Any, name: str, what: str | None = None) -> tuple
         where = what or f"{name} in its time zone"
         msg = f"{where} is outside {_NS_LIMITS}, what datetime64[{unit}] holds"
         raise OverflowError(msg) from None
+    except NotImplementedError as exc:
+        # pandas localizes through Python's datetime, which ends with year 9999: a wall
+        # time late on 9999-12-31 in a zone behind UTC is an instant it cannot hold
+        if len(wall) and (wall[~np.isnat(wall)] >= np.datetime64("9999-12-30")).any():
+            where = what or f"{name} in its time zone"
+            msg = f"{where} is in year 10000 in UTC, which pandas cannot localize"
+            raise OverflowError(msg) from None
+        _zone_failed(name, tz, exc)
     except Exception as exc:  # a tzinfo pandas cannot use, or one that misbehaves
         _zone_failed(name, tz, exc)
 
@@ -830,10 +846,14 @@ def _polars_unit(unit: str) -> str:
 
 def _polars_zone(tz: Any) -> str:
     """*tz* as polars names zones: an IANA key, or for a fixed offset "+02:00" (polars
-    takes whole hours only)."""
-    if isinstance(tz, timezone):
-        offset = tz.utcoffset(None)
+    takes whole hours only). A fixed offset is a zone with an offset for no particular
+    time, ``utcoffset(None)``: `datetime.timezone`, dateutil's ``tzutc`` and ``tzoffset``."""
+    key = tz if isinstance(tz, str) else getattr(tz, "key", None)  # (a polars column's: str)
+    if isinstance(key, str):
+        return key
+    offset = tz.utcoffset(None)
+    if isinstance(offset, timedelta):
         sign = "-" if offset < timedelta(0) else "+"
         hours, minutes = divmod(abs(offset) // timedelta(minutes=1), 60)
         return f"{sign}{hours:02d}:{minutes:02d}"
-    return str(getattr(tz, "key", tz))
+    return str(tz)

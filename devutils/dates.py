@@ -145,7 +145,9 @@ def _naive(value: date) -> datetime:
     """*value*'s wall clock as a plain naive datetime (microseconds; a date at midnight)."""
     if not isinstance(value, datetime):
         return datetime.combine(value, _MIDNIGHT)
-    return datetime(*value.timetuple()[:6], value.microsecond)
+    # (its fields, not timetuple(): that asks the tzinfo for dst(), which it may lack)
+    fields = (value.year, value.month, value.day, value.hour, value.minute, value.second)
+    return datetime(*fields, value.microsecond)
 
 
 def _wall(value: date, nanosecond: int | None = None) -> Wall:

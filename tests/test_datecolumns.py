@@ -311,6 +311,39 @@ def test_bad_columns_are_refused_with_their_name() -> None:
         count_months(days.astype("datetime64[Y]"), days)
 
 
+def test_an_n_of_two_dimensions_or_a_frame_is_named_for_what_it_is() -> None:
+    days = np.array(["2024-01-31", "2024-03-31"], dtype="datetime64[D]")
+    # (both were "n must hold ints, got a column of int64", of ints)
+    with pytest.raises(ValueError, match=r"^n must be one-dimensional, got shape \(2, 1\)$"):
+        add_months(days, np.array([[1], [2]]))
+    for frame, library in (
+        (pd.DataFrame({"n": [1, 2]}), "pandas"),
+        (pl.DataFrame({"n": [1, 2]}), "polars"),
+    ):
+        with pytest.raises(
+            TypeError, match=f"^n must be .*, got a {library} DataFrame: give one column$"
+        ):
+            add_months(days, frame)  # type: ignore[arg-type]
+
+
+def test_a_zoned_column_s_result_in_year_10000_in_utc_is_a_range_error() -> None:
+    # 9999-12-31 20:00 in New York is 10000-01-01 in UTC: a pandas column cannot hold it
+    # (it was "d's time zone ... failed")
+    late = pd.DatetimeIndex(["9999-10-31 20:00"]).as_unit("us").tz_localize("America/New_York")
+    with pytest.raises(DateRangeError, match="in year 10000 in UTC"):
+        add_months(pd.Series(late), 2)
+    assert add_months(pd.Series(late), 1)[0] == add_months(late[0], 1)
+
+
+def test_a_dateutil_fixed_offset_beside_a_polars_n() -> None:
+    dateutil_tz = pytest.importorskip("dateutil.tz")
+    for zone, name in ((dateutil_tz.UTC, "UTC"), (dateutil_tz.tzoffset(None, 3600), "Etc/GMT-1")):
+        start = datetime(2024, 1, 31, 12, tzinfo=zone)
+        moved = add_months(start, pl.Series([1, 2]))  # ("unable to parse time zone: 'tzutc()'")
+        assert moved.dtype.time_zone == name
+        assert moved.to_list() == [add_months(start, 1), add_months(start, 2)]
+
+
 def test_results_outside_years_1_to_9999_are_the_modules_error() -> None:
     days = np.array(["9999-12-15", "0001-01-01"], dtype="datetime64[D]")
     with pytest.raises(

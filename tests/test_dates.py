@@ -565,6 +565,21 @@ class DayLong(Misbehaving):
         return timedelta(hours=24)
 
 
+class OffsetOnly(tzinfo):
+    """A fixed offset of an hour, with no dst(): the least a tzinfo may implement."""
+
+    def utcoffset(self, dt: datetime | None) -> timedelta:
+        return timedelta(hours=1)
+
+
+def test_a_tzinfo_without_dst_is_read_by_its_offset() -> None:
+    # reading its wall clock asked for dst(): NotImplementedError
+    start = datetime(2024, 1, 1, tzinfo=UTC)
+    end = datetime(2024, 1, 31, tzinfo=OffsetOnly())  # type: ignore[abstract]
+    assert (count_months(start, end), months_between(start, end)) == (1, 0)
+    assert list(iter_months(start, end)) == [date(2024, 1, 1)]
+
+
 MISBEHAVING = [  # how to make the tzinfo, the error, what the message says ({side}: its name)
     (Raising, ValueError, r"^{side}'s tzinfo <.*> gave no UTC offset for .*: no offsets today$"),
     (WrongType, TypeError, r"^{side}'s tzinfo <.*> .* must return None or timedelta"),
