@@ -143,6 +143,9 @@ def replace_encoded(  # noqa: PLR0913 - the streams, then keyword-only settings
     _check_streams(name, source, target)
     decoder = _StrictDecoder(encoding, name)
     encoder = codecs.getincrementalencoder(encoding)(errors="strict")
+    # Where a byte 0 is the NUL character (UTF-8, Latin-1, Shift_JIS; not UTF-16), it
+    # marks a binary file before any decoding: a binary file's other bytes seldom decode.
+    nul_byte = "a\x00".encode(codec).endswith(b"a\x00")
     state = StreamReplacer(replacer)
     while True:
         raw: object = source.read(chunk_size)
@@ -150,6 +153,8 @@ def replace_encoded(  # noqa: PLR0913 - the streams, then keyword-only settings
             msg = f"source must give bytes (open it in binary mode), got {type(raw).__name__}"
             raise TypeError(msg)
         final = not raw
+        if nul_byte and b"\x00" in raw:
+            raise FileRefusedError(name, "looks binary (it has a NUL byte)", "binary")
         text = decoder.decode(bytes(raw), final=final)
         if "\x00" in text:
             raise FileRefusedError(name, "looks binary (it has a NUL byte)", "binary")

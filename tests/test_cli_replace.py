@@ -240,6 +240,26 @@ def test_recursive_skips_hidden_and_binary(tmp_path: Path, cli: Cli) -> None:
     assert (tmp_path / "sub/img.bin").read_bytes() == b"old\x00"
 
 
+def test_recursive_skips_binary_files_whose_other_bytes_do_not_decode(
+    tmp_path: Path, cli: Cli
+) -> None:
+    # an image, a program, an archive: each was "not valid utf-8 (byte 0)" and status 1
+    write(tmp_path / "a.txt", b"old\n")
+    write(tmp_path / "logo.png", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR old")
+    write(tmp_path / "prog", b"\x7fELF\x02\x01\x01\x00\xff\xfe old")
+    write(tmp_path / "big.bin", b"\xff\x00" * (17 << 20))  # past --diff's 32 MiB
+    for mode in (["--in-place"], ["--dry-run"], ["--diff"]):
+        result = cli(["replace", "-r", *mode, "--pair", "old", "new", str(tmp_path)])
+        assert (result.status, result.err) == (0, ""), mode
+    assert (tmp_path / "a.txt").read_bytes() == b"new\n"
+    assert (tmp_path / "logo.png").read_bytes().endswith(b" old")
+    named = cli(["replace", "--diff", "--pair", "old", "new", str(tmp_path / "big.bin")])
+    assert (named.status, named.err) == (
+        1,
+        f"devutils replace: {tmp_path / 'big.bin'}: looks binary (it has a NUL byte)\n",
+    )
+
+
 def test_recursive_hidden(tmp_path: Path, cli: Cli) -> None:
     make_tree(tmp_path)
     assert (

@@ -596,6 +596,8 @@ def test_a_transform_is_not_a_text_encoding(encoding: str) -> None:
     ("data", "encoding", "kind"),
     [
         (b"a\x00b", "utf-8", "binary"),
+        (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "utf-8", "binary"),  # (was undecodable)
+        (b"\x00\xff", "shift_jis", "binary"),
         (b"caf\xe9", "utf-8", "undecodable"),
         ("\ufeffcolour".encode("utf-16-be"), "utf-16", "respelled"),
     ],
@@ -611,6 +613,15 @@ def test_a_refusal_says_its_kind(data: bytes, encoding: str, kind: str) -> None:
     with pytest.raises(FileRefusedError) as caught:
         replace_encoded(unencodable, io.BytesIO(b"a"), io.BytesIO(), name="f", encoding="ascii")
     assert caught.value.kind == "unencodable"
+
+
+def test_utf16_text_with_its_zero_bytes_is_not_binary() -> None:
+    out = io.BytesIO()
+    data = "colour".encode("utf-16")  # every other byte is 0
+    replace_encoded(
+        Replacer({"colour": "color"}), io.BytesIO(data), out, name="f", encoding="utf-16"
+    )
+    assert out.getvalue().decode("utf-16") == "color"
 
 
 @pytest.mark.skipif(shutil.which("flock") is None, reason="needs flock (util-linux)")

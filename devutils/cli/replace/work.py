@@ -319,6 +319,12 @@ def _diff(job: Job, path: str) -> Outcome:
     with open_regular(path) as handle:
         data = handle.read(DIFF_LIMIT + 1)
     if len(data) > DIFF_LIMIT:
+        try:  # a binary file is refused as one (which a walk skips), not as too large
+            start = io.BytesIO(data[:DEFAULT_CHUNK_BYTES])
+            replace_encoded(job.replacer, start, None, name=path, encoding=job.encoding)
+        except FileRefusedError as exc:
+            if exc.kind == "binary":
+                raise
         raise FileRefusedError(path, _too_large(), "too-large")
     diff, count = _unified(job, data, path)
     return Outcome(path, count, diff=diff)
