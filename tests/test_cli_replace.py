@@ -1267,6 +1267,23 @@ def test_diff_headers_with_a_space_end_in_a_tab_as_git_writes_them(tmp_path: Pat
         assert (tmp_path / "my café.txt").read_bytes() == b"color\n"
 
 
+def test_a_diff_names_each_file_once_as_git_does(tmp_path: Path) -> None:
+    # "-r . src" gave two diffs, a/./src/f.txt and a/src/f.txt: git apply refused the
+    # first name, and patch took the second copy for a reversed patch and undid the first
+    (tmp_path / "src").mkdir()
+    write(tmp_path / "src" / "f.txt", b"one\n")
+    result = run_replace(["--diff", "-r", "--pair", "one", "ONE", ".", "src"], cwd=tmp_path)
+    headers = [line for line in result.stdout.split(b"\n") if line[:4] in (b"--- ", b"+++ ")]
+    assert (result.returncode, headers) == (0, [b"--- a/src/f.txt", b"+++ b/src/f.txt"])
+    if shutil.which("git") is not None:
+        subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+        check = ["git", "apply", "--check"]
+        subprocess.run(check, input=result.stdout, cwd=tmp_path, check=True)
+    if shutil.which("patch") is not None:
+        subprocess.run(["patch", "-p1", "--batch"], input=result.stdout, cwd=tmp_path, check=True)
+        assert (tmp_path / "src" / "f.txt").read_bytes() == b"ONE\n"
+
+
 def test_in_place_errors_name_the_file_as_given(tmp_path: Path) -> None:
     (tmp_path / "dangling").symlink_to(tmp_path / "gone")
     result = run_replace(["--in-place", "--pair", "a", "b", "nosuch.txt", "dangling"], cwd=tmp_path)

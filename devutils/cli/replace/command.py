@@ -37,9 +37,10 @@ def run(args: argparse.Namespace) -> int:
     glossary = None if args.map_file is None else _map_identity(args.map_file)
     if glossary is not None:
         tasks = _without_the_map(tasks, glossary, job.mode)
-    if job.mode in ("in-place", "dry-run"):
+    if job.mode in ("in-place", "dry-run", "diff"):
         # A file named twice (or through a symlink too) is rewritten once, not twice:
-        # a swap applied twice would silently undo itself.
+        # a swap applied twice would silently undo itself (patch takes a diff's second
+        # copy for a reversed patch and undoes the first).
         first: dict[str, Task] = {}
         for task in tasks:
             first.setdefault(task.path if task.path == STDIN else os.path.realpath(task.path), task)

@@ -75,6 +75,21 @@ def shown(path: str) -> str:
     return "$'" + "".join(quoted) + "'"
 
 
+def _without_dots(path: str) -> str:
+    """*path* without its ``.`` parts and repeated slashes, as git names a file in a diff
+    (``./src/f.txt`` -> ``src/f.txt``; git apply refuses ``a/./src/f.txt``). ``..`` stays:
+    through a symlink it is not the folder above.
+
+    Examples:
+        >>> _without_dots("./src//./f.txt"), _without_dots("/tmp/./f"), _without_dots("../f")
+        ('src/f.txt', '/tmp/f', '../f')
+    """
+    first, *rest = path.split("/")
+    parts = [first] if first not in ("", ".") else []
+    parts += [part for part in rest if part not in ("", ".")]
+    return ("/" if path.startswith("/") else "") + "/".join(parts)
+
+
 def _diff_name(prefix: str, path: str) -> str:
     """A diff header's name as git (``core.quotePath``, its default) and patch read it:
     C-quoted where it holds more than printable ASCII, so that it is the name's own bytes
@@ -87,7 +102,7 @@ def _diff_name(prefix: str, path: str) -> str:
         >>> _diff_name("a/", "my notes.txt")
         'a/my notes.txt\\t'
     """
-    name = prefix + ("<stdin>" if path == STDIN else path)
+    name = prefix + ("<stdin>" if path == STDIN else _without_dots(path))
     tab = "\t" if " " in name else ""
     if name.isascii() and name.isprintable() and '"' not in name and "\\" not in name:
         return name + tab
