@@ -1299,7 +1299,8 @@ def test_diff_refuses_a_file_past_its_limit_and_says_what_to_do(tmp_path: Path) 
 
     path = tmp_path / "big.txt"
     with open(path, "wb") as handle:
-        handle.truncate(DIFF_LIMIT + 1)  # a sparse file: no disk is used
+        handle.write(b"colour\n" * (1 << 18))  # text first (zeros alone are binary)
+        handle.truncate(DIFF_LIMIT + 1)  # then sparse: no disk is used
     result = run_replace(["--diff", "--pair", "a", "b", str(path)])
     assert result.returncode == 1
     assert b"too large for --diff" in result.stderr
