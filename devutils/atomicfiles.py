@@ -350,6 +350,9 @@ class AtomicRewrite:
             self._copy_metadata(self.target.fileno())
             os.fsync(self.target.fileno())
             self.target.close()
+        if _sticky_keeps(self.directory, self._owner[0]):  # said before any backup is made
+            with _naming(self.name):
+                raise PermissionError(errno.EPERM, os.strerror(errno.EPERM))
         if self.backup is not None:
             self._check_unchanged()  # the backup is to hold what was read
             with _naming(self.backup):
@@ -406,6 +409,10 @@ def _backup(original: str, backup: str) -> None:
     try:
         os.unlink(temporary)
         try:
+            # (a link is the original's: another user's, where a sticky bit keeps this
+            # user from renaming or removing it again, so there a copy of this user's)
+            if _sticky_keeps(directory, os.stat(original).st_uid):
+                raise PermissionError(errno.EPERM, os.strerror(errno.EPERM))
             os.link(original, temporary)
         except OSError:
             shutil.copy2(original, temporary)
@@ -415,6 +422,18 @@ def _backup(original: str, backup: str) -> None:
         # a rename between two names of one file does nothing and leaves both names.
         with contextlib.suppress(OSError):
             os.unlink(temporary)
+
+
+def _sticky_keeps(directory: str, owner: int) -> bool:
+    """Whether the sticky bit of *directory* keeps this user from renaming or removing a
+    file of *owner*'s there, as the kernel refuses it (EPERM): another user's file in a
+    folder of mode 1777, such as /tmp, that is not this user's either."""
+    try:
+        folder = os.stat(directory or ".")
+    except OSError:
+        return False
+    user = os.geteuid()
+    return bool(folder.st_mode & stat.S_ISVTX) and user not in (0, owner, folder.st_uid)
 
 
 def fsync_directory(directory: str) -> None:

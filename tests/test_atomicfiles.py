@@ -8,7 +8,10 @@ the mechanism directly, as a caller with a transformation of their own does.
 from __future__ import annotations
 
 import os
+import shutil
 import stat
+import tempfile
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -98,3 +101,84 @@ def test_open_regular_reads_a_file_and_refuses_a_fifo_unread(tmp_path: Path) -> 
     with pytest.raises(FileNotFoundError) as missing:
         open_regular(str(tmp_path / "none"), name="none")
     assert missing.value.filename == "none"
+
+
+def as_nobody(action: Callable[[], None]) -> tuple[int, str]:
+    """Run *action* in a child process as the user and group 65534 (nobody): its exit
+    status (0: it returned) and, where it raised, the error's type and message."""
+    reading, writing = os.pipe()
+    child = os.fork()
+    if child == 0:  # (the child: never back into pytest)
+        status, said = 0, ""
+        try:
+            os.close(reading)
+            os.setgroups([])
+            os.setresgid(65534, 65534, 65534)
+            os.setresuid(65534, 65534, 65534)
+            action()
+        except BaseException as exc:  # (reported to the parent)
+            status, said = 1, f"{type(exc).__name__}: {exc}"
+        os.write(writing, said.encode())
+        os._exit(status)
+    os.close(writing)
+    with os.fdopen(reading, "rb") as pipe:
+        said = pipe.read().decode()
+    return os.waitstatus_to_exitcode(os.waitpid(child, 0)[1]), said
+
+
+@pytest.fixture
+def sticky(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A folder of mode 1777 (as /tmp is) that the user nobody can reach: root's."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root, to make files of two users")
+    top = Path(tempfile.mkdtemp(prefix="devutils-sticky-"))  # (pytest's own folders: 0700)
+    try:
+        top.chmod(0o755)
+        folder = top / "sticky"
+        folder.mkdir()
+        folder.chmod(0o1777)
+        yield folder
+    finally:
+        shutil.rmtree(top)
+
+
+@pytest.mark.parametrize("backup", [None, ".bak"])
+def test_another_user_s_file_in_a_sticky_folder_is_refused_leaving_nothing(
+    sticky: Path, backup: str | None
+) -> None:
+    # The backup's hard link was root's: nobody could neither rename nor remove it, and it
+    # stayed, one more each try (sed -i.bak says "cannot rename" and leaves nothing).
+    folder = sticky
+    path = folder / "f"
+    path.write_bytes(b"abc\n")
+    path.chmod(0o666)  # root's, and anyone may write it
+
+    def rewrite() -> None:
+        with AtomicRewrite(path, backup_suffix=backup) as job:
+            job.target.write(job.source.read().upper())
+            job.commit()
+
+    status, said = as_nobody(rewrite)
+    assert (status, said) == (
+        1,
+        f"PermissionError: [Errno 1] Operation not permitted: {str(path)!r}",
+    )
+    assert sorted(p.name for p in folder.iterdir()) == ["f"]
+    assert path.read_bytes() == b"abc\n"
+
+
+def test_a_backup_in_a_sticky_folder_of_this_user_s_file_is_kept(sticky: Path) -> None:
+    folder = sticky
+    path = folder / "f"
+    path.write_bytes(b"abc\n")
+    os.chown(path, 65534, 65534)  # nobody's own file: renamed and linked as ever
+
+    def rewrite() -> None:
+        with AtomicRewrite(path, backup_suffix=".bak") as job:
+            job.target.write(job.source.read().upper())
+            job.commit()
+
+    assert as_nobody(rewrite) == (0, "")
+    assert sorted(p.name for p in folder.iterdir()) == ["f", "f.bak"]
+    assert (path.read_bytes(), (folder / "f.bak").read_bytes()) == (b"ABC\n", b"abc\n")
+    assert (folder / "f.bak").stat().st_nlink == 1  # (the link was renamed: one name left)
