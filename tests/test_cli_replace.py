@@ -997,6 +997,25 @@ def test_a_latin1_word_typed_in_a_latin1_locale_still_matches(
     assert (result.returncode, result.stdout) == (0, b"tea\n")
 
 
+def test_a_to_word_that_is_not_utf8_is_a_usage_error_as_a_from_word_is(tmp_path: Path) -> None:
+    # it was refused per file ("cannot be encoded in utf-8"), or passed where none matched
+    first, second = write(tmp_path / "a.txt", b"abc\n"), write(tmp_path / "b.txt", b"abc\n")
+    env = {**os.environ, "LC_ALL": "C.UTF-8"}
+    command: list[str | bytes] = [sys.executable, "-m", "devutils", "replace", "--pair"]
+    cases: list[tuple[list[bytes], list[str]]] = [
+        ([b"abc", b"caf\xe9"], ["--in-place", str(first), str(second)]),
+        ([b"xyz", b"\xe9"], []),
+    ]
+    for pair, files in cases:
+        result = subprocess.run(
+            [*command, *pair, *files], input=b"abc\n", env=env, capture_output=True, check=False
+        )
+        assert result.returncode == 2
+        assert result.stderr.startswith(b"devutils replace: error: --pair: replacements must be")
+        assert result.stderr.count(b"\n") == 1
+    assert first.read_bytes() == second.read_bytes() == b"abc\n"
+
+
 def test_a_dry_run_names_a_file_in_the_locale_s_encoding(
     tmp_path: Path, latin1_locale: dict[str, str]
 ) -> None:
@@ -1206,7 +1225,12 @@ def test_diff_and_dry_run_refuse_what_in_place_refuses(name: str) -> None:
             b"cannot be encoded",
         ),
         (b'\x1b$B$"\x1b(B\x1b(B colour\n', ["--encoding", "iso2022_jp"], b"does not read back"),
-        (b"cafe\n", ["--pair", "e", os.fsdecode(b"\xe9")], b"cannot be encoded in utf-8"),
+        # (a TO word that is not UTF-8 is a usage error before any file is read)
+        (
+            b"cafe\n",
+            ["--encoding", "latin-1", "--pair", "e", "\u20ac"],
+            b"cannot be encoded in latin-1",
+        ),
     ],
 )
 def test_diff_refuses_what_in_place_refuses_a_result(

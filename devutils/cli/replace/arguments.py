@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -223,6 +224,10 @@ def typed(word: str) -> str:
         return word
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+"""What Python reads a command-line byte as that the locale's encoding cannot decode."""
+
+
 def build_replacer(args: argparse.Namespace) -> Replacer:
     """Merge ``--map`` and ``--pair`` into one validated Replacer."""
     mapping: dict[str, str] = {}
@@ -232,6 +237,12 @@ def build_replacer(args: argparse.Namespace) -> Replacer:
             mapping[key] = value
             sources[key] = f"--map {args.map_file}"
     for key, value in zip(map(typed, args.pair_from), map(typed, args.pair_to), strict=True):
+        if (surrogate := _LONE_SURROGATE.search(value)) is not None:  # (keys: the Replacer's)
+            msg = (
+                f"--pair: replacements must be Unicode text, got {value!r} with a lone "
+                f"surrogate at index {surrogate.start()} (a byte that is not UTF-8)"
+            )
+            raise CliError(msg)
         if key in mapping and mapping[key] != value:
             msg = (
                 f"key {key!r} given twice with different values: {mapping[key]!r} "
