@@ -9,7 +9,7 @@ still change: at most `Matcher.max_match_length` + 1 characters.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Final, Protocol
 
 from devutils.messages import describe
@@ -93,6 +93,11 @@ class StreamReplacer:
     (`Matcher.iter_matches`'s *pos*). A piece is searched once at least ``2 * (L + 1)``
     characters are waiting, so that each search gives back at least as much as it keeps.
 
+    Where no key holds a line break (``"\\n"``; a replacer's ``mapping`` says, as a
+    `devutils.text.Replacer`'s does), no match crosses one: a piece that holds one gives
+    back everything up to its last, so text fed a line at a time comes back a line at a
+    time (``tail -f log | devutils replace ...`` shows each line as it is written).
+
     Raises:
         TypeError: If *replacer* has no ``iter_matches`` and ``max_match_length``, or a
             piece fed is not a str.
@@ -106,6 +111,8 @@ class StreamReplacer:
         'NYC, NYC'
         >>> stream.count, stream.changed
         (2, True)
+        >>> StreamReplacer(Replacer({"abc": "X"})).feed("first abc\\nsec")  # (a whole line)
+        'first X\\n'
     """
 
     def __init__(self, replacer: Matcher) -> None:
@@ -117,6 +124,10 @@ class StreamReplacer:
             raise TypeError(msg)
         self._replacer = replacer
         self._keep = replacer.max_match_length + 1
+        # Where no key holds a "\n" (a Replacer's mapping tells), no match crosses one:
+        # the text up to the last "\n" fed is final, so each line comes back whole.
+        keys = getattr(replacer, "mapping", None)
+        self._by_lines = isinstance(keys, Mapping) and not any("\n" in key for key in keys)
         self._buffer = ""
         self._previous = ""  # the last character given back
         self._finished = False
@@ -133,7 +144,7 @@ class StreamReplacer:
             raise TypeError(msg)
         self._check_open("feed")
         self._buffer += text
-        if len(self._buffer) < 2 * self._keep:
+        if len(self._buffer) < 2 * self._keep and not (self._by_lines and "\n" in text):
             return ""
         return self._replace(final=False)
 
@@ -153,6 +164,8 @@ class StreamReplacer:
         haystack = self._previous + self._buffer
         offset = len(self._previous)
         commit = len(haystack) if final else len(haystack) - self._keep
+        if self._by_lines and not final:
+            commit = max(commit, haystack.rfind("\n") + 1)
         pieces: list[str] = []
         position = offset
         changed = self.changed

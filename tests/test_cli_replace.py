@@ -9,6 +9,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -1748,3 +1749,23 @@ if __name__ == "__main__":
         [sys.executable, "-c", script], cwd=tmp_path, capture_output=True, timeout=60, check=False
     )
     assert completed.stdout == b"1 True\n", completed.stderr
+
+
+def test_stdin_gives_back_each_line_before_the_next_is_written() -> None:
+    # `tail -f log | devutils replace ...`: the newest line came out only with the next
+    # (the last 2 x (longest key + 1) characters were held back)
+    command = [sys.executable, "-m", "devutils", "replace", "--pair", "abc", "X"]
+    with subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE) as process:
+        assert process.stdin is not None
+        assert process.stdout is not None
+        process.stdin.write(b"first abc\n")
+        process.stdin.flush()  # and left open: no more input, no end of it
+        timer = threading.Timer(30, process.kill)  # (a hang fails the test, not the run)
+        timer.start()
+        try:
+            line = process.stdout.readline()
+        finally:
+            timer.cancel()
+        process.stdin.close()
+        assert line == b"first X\n"
+        assert process.wait(timeout=30) == 0

@@ -14,7 +14,7 @@ from unittest import mock
 
 import pytest
 import regex
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from devutils.text import Engine, MappingKeyError, Replacer, is_word_char, multi_replace
@@ -707,6 +707,33 @@ def test_pieces_fed_in_any_sizes_give_the_whole_texts_result(
     # b -> bb comes back as "abb", yet changed).
     matches = replacer.iter_matches(text)
     assert stream.changed == any(value != text[start:end] for start, end, value in matches)
+
+
+LINES = "ab \nß"
+
+
+@given(
+    pieces=st.lists(st.text(LINES, max_size=8), max_size=10),
+    mapping=st.dictionaries(st.text(LINES, min_size=1, max_size=4), st.text(LINES, max_size=3)),
+    whole_words=st.booleans(),
+    ignore_case=st.booleans(),
+)
+def test_lines_come_back_whole_as_soon_as_their_line_break_is_fed(
+    pieces: list[str], mapping: dict[str, str], whole_words: bool, ignore_case: bool
+) -> None:
+    assume(len({key.casefold() for key in mapping}) == len(mapping) or not ignore_case)
+    replacer = Replacer(mapping, whole_words=whole_words, ignore_case=ignore_case)
+    stream = StreamReplacer(replacer)
+    given = out = ""
+    for piece in pieces:
+        given += piece
+        out += stream.feed(piece)
+        if not any("\n" in key for key in mapping):  # all lines fed so far are out
+            whole = given[: given.rfind("\n") + 1]
+            assert replacer.replace(given).startswith(out)
+            assert len(out) >= len(replacer.replace(whole))
+    out += stream.finish()
+    assert out == replacer.replace(given)
 
 
 def test_chunk_size_must_be_positive() -> None:
