@@ -409,6 +409,38 @@ def test_progress_bar_only_when_asked_or_on_a_terminal(tmp_path: Path, cli: Cli)
     assert all(p.read_bytes() == b"old\n" * 100 for p in paths)
 
 
+def on_a_terminal(args: list[str]) -> bytes:
+    """What ``devutils replace ARGS`` writes with stdout and stderr on one terminal."""
+    leader, follower = os.openpty()
+    command = [sys.executable, "-m", "devutils", "replace", *args]
+    with subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=follower, stderr=follower):
+        os.close(follower)
+        seen = b""
+        while True:
+            try:
+                data = os.read(leader, 4096)
+            except OSError:  # EIO: the process closed the terminal
+                break
+            if not data:
+                break
+            seen += data
+    os.close(leader)
+    return seen
+
+
+def test_the_bar_never_breaks_a_line_of_output_or_a_message(tmp_path: Path) -> None:
+    # "...0.0/0.0 MBline X": output and messages were written after the bar, on its line
+    first, second = write(tmp_path / "a.txt", b"line abc\n"), write(tmp_path / "b.txt", b"x abc\n")
+    printed = on_a_terminal(["--pair", "abc", "X", str(first), str(second)])
+    assert printed == b"line X\r\nx X\r\n"  # the output is the progress: no bar
+    args = ["--in-place", "--pair", "abc", "X", str(first), str(tmp_path / "nosuch")]
+    lines = on_a_terminal(args).split(b"\r\n")
+    message = b"devutils replace: " + str(tmp_path / "nosuch").encode()
+    (said,) = [line for line in lines if message in line]
+    assert said.endswith(b"\x1b[K" + message + b": No such file or directory"), said
+    assert b"devutils replace [" in lines[-1]  # the bar is drawn again below, then cleared
+
+
 def test_a_file_named_twice_is_rewritten_once(tmp_path: Path, cli: Cli) -> None:
     path = write(tmp_path / "a.txt", b"cat dog\n")
     link = tmp_path / "link.txt"

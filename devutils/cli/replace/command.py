@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
             first.setdefault(task.path if task.path == STDIN else os.path.realpath(task.path), task)
         tasks = list(first.values())
     catch_signals()
-    progress = Progress.create(args.progress, tasks)
+    progress = Progress.create(args.progress, tasks, writes_stdout=job.mode != "in-place")
     workers = 1 if STDIN in names else min(args.jobs, len(tasks))
     runner = Runner(job, workers, progress)
     try:
@@ -107,7 +107,7 @@ def _report(
     counts: list[tuple[str, int]] = []
     for task, outcome in zip(tasks, outcomes, strict=True):
         if progress is not None:
-            progress.file_done(task)
+            progress.clear()  # (what is written next starts its own line)
         if outcome.error is not None:
             failed = True
             _message(outcome.error)
@@ -119,6 +119,8 @@ def _report(
                 _print_stdout(f"{shown(outcome.path)}: {outcome.count}\n")
             elif job.mode == "diff" and outcome.diff:
                 write_stdout(outcome.diff.encode(job.encoding))
+        if progress is not None:
+            progress.file_done(task)
     return failed, counts
 
 

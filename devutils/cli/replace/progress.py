@@ -23,14 +23,20 @@ class Progress:
         self.done_bytes = 0
         self.file_bytes = 0
         self.last = 0.0
+        self.shown = False  # a bar is on the line now
 
     @classmethod
-    def create(cls, setting: str, tasks: list[Task]) -> Progress | None:
+    def create(cls, setting: str, tasks: list[Task], *, writes_stdout: bool) -> Progress | None:
+        """The bar for ``--progress`` *setting*; for ``auto``, only on a terminal, for long
+        work, and not where the output goes to that terminal too (it is the progress
+        there, and a bar drawn between its lines would break them)."""
         if setting == "never":
             return None
         total = sum(task.size for task in tasks)
         long_work = len(tasks) > 1 or total > cls.LONG
         if setting == "auto" and not (sys.stderr.isatty() and long_work):
+            return None
+        if setting == "auto" and writes_stdout and sys.stdout.isatty():
             return None
         return cls(len(tasks), total)
 
@@ -59,6 +65,16 @@ class Progress:
         )
         sys.stderr.write(line)
         sys.stderr.flush()
+        self.shown = True
+
+    def clear(self) -> None:
+        """Take the bar off its line, so that output or a message written next starts
+        the line (the next redraw puts the bar back)."""
+        if self.shown:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
+            self.shown = False
+            self.last = 0.0  # (redrawn at the next chance)
 
     def close(self) -> None:
         sys.stderr.write("\r\x1b[K")
