@@ -215,7 +215,7 @@ class Replacer:
         TypeError: mapping keys must be str, got bytes b'key'
     """
 
-    __slots__ = ("_mapping", "_options", "_plain", "_render", "_search")
+    __slots__ = ("_mapping", "_options", "_plain", "_render", "_search", "_spans_lines")
 
     def __init__(
         self,
@@ -230,6 +230,7 @@ class Replacer:
         snapshot = _snapshot(mapping)
         self._mapping = MappingProxyType(snapshot)
         keys, values = _fold_keys(snapshot, ignore_case)
+        self._spans_lines = any("\n" in key for key in keys)
         plain = [value for value in values if isinstance(value, str)]
         # Plain strings replace as they are; else each match is rendered.
         self._plain = plain if len(plain) == len(keys) and not preserve_case else None
@@ -276,6 +277,12 @@ class Replacer:
     def max_match_length(self) -> int:
         """The most characters of text one match can cover (0 for an empty mapping)."""
         return self._search.max_match_length
+
+    @property
+    def spans_lines(self) -> bool:
+        """Whether a match may hold a line break (a key holds ``"\\n"``); where none can,
+        `StreamReplacer` gives back each line as soon as its line break is fed."""
+        return self._spans_lines
 
     def replace(self, text: str) -> str:
         """Return *text* with every match replaced, in one left-to-right pass.

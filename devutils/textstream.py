@@ -9,7 +9,7 @@ still change: at most `Matcher.max_match_length` + 1 characters.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from typing import Final, Protocol
 
 from devutils.messages import describe
@@ -44,6 +44,8 @@ class Matcher(Protocol):
         """``(start, end, replacement)`` of each match in ``text[pos:]``, left to right,
         the characters before *pos* being context only."""
         ...
+
+    # Optional: ``spans_lines``, False where no match can hold a "\n" (see StreamReplacer).
 
 
 class SupportsRead(Protocol):
@@ -93,10 +95,11 @@ class StreamReplacer:
     (`Matcher.iter_matches`'s *pos*). A piece is searched once at least ``2 * (L + 1)``
     characters are waiting, so that each search gives back at least as much as it keeps.
 
-    Where no key holds a line break (``"\\n"``; a replacer's ``mapping`` says, as a
-    `devutils.text.Replacer`'s does), no match crosses one: a piece that holds one gives
-    back everything up to its last, so text fed a line at a time comes back a line at a
-    time (``tail -f log | devutils replace ...`` shows each line as it is written).
+    Where no match can hold a line break (``"\\n"``: the replacer's ``spans_lines`` is
+    False, as a `devutils.text.Replacer`'s is where no key holds one), a piece that holds
+    one gives back everything up to its last, so text fed a line at a time comes back a
+    line at a time (``tail -f log | devutils replace ...`` shows each line as it is
+    written).
 
     Raises:
         TypeError: If *replacer* has no ``iter_matches`` and ``max_match_length``, or a
@@ -124,10 +127,9 @@ class StreamReplacer:
             raise TypeError(msg)
         self._replacer = replacer
         self._keep = replacer.max_match_length + 1
-        # Where no key holds a "\n" (a Replacer's mapping tells), no match crosses one:
-        # the text up to the last "\n" fed is final, so each line comes back whole.
-        keys = getattr(replacer, "mapping", None)
-        self._by_lines = isinstance(keys, Mapping) and not any("\n" in key for key in keys)
+        # Where no match can hold a "\n" (a Replacer's spans_lines tells), the text up to
+        # the last "\n" fed is final, so each line comes back whole.
+        self._by_lines = getattr(replacer, "spans_lines", True) is False
         self._buffer = ""
         self._previous = ""  # the last character given back
         self._finished = False

@@ -7,7 +7,7 @@ import pickle
 import re
 import sys
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from unittest import mock
@@ -734,6 +734,23 @@ def test_lines_come_back_whole_as_soon_as_their_line_break_is_fed(
             assert len(out) >= len(replacer.replace(whole))
     out += stream.finish()
     assert out == replacer.replace(given)
+
+
+@given(mapping=st.dictionaries(st.text(LINES, min_size=1, max_size=4), st.text(LINES, max_size=3)))
+def test_spans_lines_is_whether_a_key_holds_a_line_break(mapping: dict[str, str]) -> None:
+    assert Replacer(mapping).spans_lines == any("\n" in key for key in mapping)
+
+
+def test_a_matcher_that_does_not_say_keeps_back_its_longest_match() -> None:
+    class Plain:  # a Matcher without spans_lines: lines may be matched across
+        max_match_length = 3
+
+        def iter_matches(self, text: str, pos: int = 0) -> Iterator[tuple[int, int, str]]:
+            return Replacer({"b\nc": "X"}).iter_matches(text, pos)
+
+    stream = StreamReplacer(Plain())
+    assert stream.feed("ab\n") == ""  # "b\n" may still become "b\nc"
+    assert stream.feed("c") + stream.finish() == "aX"
 
 
 def test_chunk_size_must_be_positive() -> None:
