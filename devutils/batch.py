@@ -161,10 +161,11 @@ def check_rounding(value: object) -> Rounding:
         ...
         devutils.batch.BatchError: rounding must be 'exact', 'down', 'up' or 'nearest', got 'floor'
     """
-    if value not in ("exact", "down", "up", "nearest"):
+    if not isinstance(value, str) or value not in ("exact", "down", "up", "nearest"):
         reason = f"must be 'exact', 'down', 'up' or 'nearest', got {_short_repr(value)}"
-        raise BatchError(reason, argument="rounding", value=value)
-    return value
+        error = BatchError if isinstance(value, str) else BatchTypeError
+        raise error(reason, argument="rounding", value=value)
+    return value  # type: ignore[return-value]
 
 
 def _check_result(name: str, value: int) -> int:
@@ -260,7 +261,8 @@ class BatchPlan:
 
     Raises:
         BatchTypeError: If a size is not an int, or *exact* not a bool.
-        BatchError: If a size is below 1 or above `MAX_INT`.
+        BatchError: If a size is below 1 or above `MAX_INT`, or the effective batch is
+            above `MAX_INT`.
     """
 
     target: int
@@ -277,6 +279,7 @@ class BatchPlan:
         if not isinstance(flag, bool):
             reason = f"must be a bool, got {_short_repr(flag)}"
             raise BatchTypeError(reason, argument="exact", value=flag)
+        effective_batch_size(self.per_device, self.accumulation, self.devices)  # <= MAX_INT
 
     @property
     def effective(self) -> int:
@@ -630,9 +633,10 @@ def scale_lr(
     lr = _positive_number("base_lr", base_lr)
     ratio = check_int("new_batch", new_batch) / check_int("base_batch", base_batch)
     name: object = rule
-    if name not in ("linear", "sqrt"):
+    if not isinstance(name, str) or name not in ("linear", "sqrt"):
         reason = f"must be 'linear' or 'sqrt', got {_short_repr(rule)}"
-        raise BatchError(reason, argument="rule", value=rule)
+        error = BatchError if isinstance(name, str) else BatchTypeError
+        raise error(reason, argument="rule", value=rule)
     scaled = lr * (ratio if name == "linear" else math.sqrt(ratio))
     if not 0 < scaled < math.inf:  # past what a float holds, or below its least
         message = f"the scaled learning rate, {lr!r} x {ratio!r}, is past what a float holds"

@@ -45,6 +45,10 @@ _OOM_MESSAGES = (
     "MPS backend out of memory",
     "HIP out of memory",
     "RESOURCE_EXHAUSTED: Out of memory",
+    "NPU out of memory",  # (these two and the next: accelerate's " out of memory.")
+    "MUSA out of memory",
+    "MLU out of memory",
+    "FATAL ERROR :: MODULE:PT_DEVMEM Allocation failed",  # Habana HPU (accelerate's)
 )
 
 
@@ -73,6 +77,8 @@ def is_oom_error(exc: BaseException) -> bool:
     if any(cls.__name__ == "OutOfMemoryError" for cls in type(exc).__mro__):
         return True
     text = " ".join(str(arg) for arg in exc.args) if exc.args else str(exc)
+    if "CUDA" in text and "out of memory" in text:  # Lightning's ("CUDA driver error: ...")
+        return True
     return any(message in text for message in _OOM_MESSAGES)
 
 
@@ -201,9 +207,10 @@ def find_max_batch_size(
 def _check_mode(mode: object, decay: object) -> None:
     """Refuse a *mode* that is none of the three, or for ``"decay"`` a *decay* that is not
     a number in (0, 1)."""
-    if mode not in ("binsearch", "power", "decay"):
+    if not isinstance(mode, str) or mode not in ("binsearch", "power", "decay"):
         reason = f"must be 'binsearch', 'power' or 'decay', got {shown(mode)}"
-        raise BatchError(reason, argument="mode", value=mode)
+        error = BatchError if isinstance(mode, str) else BatchTypeError
+        raise error(reason, argument="mode", value=mode)
     if mode != "decay":
         return
     if isinstance(decay, bool) or not isinstance(decay, int | float):

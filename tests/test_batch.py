@@ -622,6 +622,29 @@ def test_a_batch_plan_refuses_sizes_no_plan_has(
     assert caught.value.argument == argument
 
 
+def test_a_batch_plan_past_max_int_is_refused() -> None:
+    # BatchPlan(2**62, 2**62, 4, 1, 2**62).to_deepspeed() gave a train_batch_size of 2**64
+    with pytest.raises(BatchError, match="more than 2\\*\\*63 - 1"):
+        BatchPlan(2**62, 2**62, 4, 1, 2**62)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda value: plan_batch(97, 8, rounding=value),
+        lambda value: scale_lr(1e-4, 256, 1024, rule=value),
+    ],
+)
+def test_a_choice_that_is_not_a_str_is_a_type_error_naming_it(
+    call: Callable[[object], object],
+) -> None:
+    numpy = pytest.importorskip("numpy")
+    for value in (numpy.array(["down", "up"]), None, ["down"]):  # (an array: numpy's own error)
+        with pytest.raises(BatchTypeError) as caught:
+            call(value)
+        assert caught.value.argument in ("rounding", "rule")
+
+
 def test_batch_plan_is_a_dataclass() -> None:
     plan = BatchPlan(64, 4, 16, 1, 4)
     assert dataclasses.is_dataclass(plan)

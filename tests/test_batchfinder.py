@@ -333,3 +333,25 @@ def test_auto_plan_refuses_before_probing_when_no_plan_exists() -> None:
     with pytest.raises(BatchError) as caught:
         auto_plan(5, probe_below(12, calls), devices=2**62, min_per_device=2, rounding="up")
     assert (calls, caught.value.argument) == ([], "target")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "CUDA driver error: out of memory",  # Lightning's rule: CUDA and "out of memory"
+        "NPU out of memory. Tried to allocate 2.00 GiB",  # accelerate's " out of memory."
+        "MUSA out of memory. Tried to allocate 20.00 MiB",
+        "FATAL ERROR :: MODULE:PT_DEVMEM Allocation failed",  # Habana, as accelerate has it
+    ],
+)
+def test_is_oom_error_knows_what_lightning_and_accelerate_back_off_on(text: str) -> None:
+    assert is_oom_error(RuntimeError(text))
+    fits = find_max_batch_size(lambda n: n > 48 and (_ for _ in ()).throw(RuntimeError(text)))
+    assert fits.batch_size == 48
+
+
+def test_a_mode_that_is_not_a_str_is_a_type_error_naming_it() -> None:
+    numpy = pytest.importorskip("numpy")
+    with pytest.raises(BatchTypeError) as caught:
+        find_max_batch_size(lambda n: None, mode=numpy.array(["power", "decay"]))
+    assert caught.value.argument == "mode"
