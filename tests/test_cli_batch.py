@@ -245,6 +245,9 @@ def test_framework_snippets_carry_the_schedule_in_their_own_keys(cli: Cli) -> No
         "params": {"warmup_num_steps": 48, "total_num_steps": 471},
     }
     assert deepspeed["train_batch_size"] == 64
+    assert deepspeed["dataloader_drop_last"] is False
+    dropped = json.loads(cli([*schedule, "--drop-last", "--format", "deepspeed"]).text)
+    assert dropped["dataloader_drop_last"] is True  # (it was left out: DeepSpeed kept the last)
     lightning = json.loads(cli([*schedule, "--drop-last", "--format", "lightning"]).text)
     assert lightning["trainer"]["max_steps"] == 471  # 1250 micro-batches: none partial
     assert lightning["dataloader"] == {"batch_size": 8, "drop_last": True}

@@ -241,6 +241,7 @@ def _snippet(
                 "total_num_steps": schedule.total_steps,
             }
             config["scheduler"] = {"type": "WarmupDecayLR", "params": steps}
+            config["dataloader_drop_last"] = drop_last  # (DeepSpeed's own loader's)
         return config
     config = {part: dict(keys) for part, keys in lightning.items()}
     if schedule is not None:
