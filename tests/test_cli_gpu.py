@@ -387,3 +387,21 @@ def test_a_name_stdout_cannot_encode_is_escaped(fake_smi: FakeSmi, tmp_path: Pat
     )
     assert (completed.returncode, completed.stderr) == (0, b"")
     assert completed.stdout.startswith(b"GPU 0  Caf\\ufffd  util 5%")
+
+
+def test_stat_keeps_apart_an_nvidia_gpu_and_an_amd_card_of_the_same_number(
+    monkeypatch: pytest.MonkeyPatch, fake_smi: FakeSmi, cli: Cli
+) -> None:
+    # Both are GPU 0: the AMD card's columns showed the H200's figures, under the same key
+    from devutils import gpu
+
+    fake_smi.serve("h200__590.48.01__load__query-gpu.csv")
+    monkeypatch.setattr(gpu, "SYSFS_PATH", str(AMD_SYSFS))
+    monkeypatch.setattr(gpu, "PROCFS_PATH", str(AMD_PROC))
+    stat = cli(["stat", "--gpu", "--csv", "-c", "0.05", "1"])
+    header, row = stat.text.splitlines()[:2]
+    keys = header.split(",")
+    assert len(keys) == len(set(keys))
+    assert header.endswith(",nvidia0:util,nvidia0:mem,amd0:util,amd0:mem,amd1:util,amd1:mem")
+    assert row.split(",")[-4:] == ["0", "27856896", "", "6812925952"]  # the AMD cards' own
+    assert row.split(",")[-6] == "100"  # the H200's

@@ -230,10 +230,10 @@ def _renderer(kind: str, width: int) -> Callable[[float | None], str]:
     return lambda value: blank if value is None else _human(value, width, base).rjust(width)
 
 
-def _gpu_value(index: int, attribute: str) -> Getter:
+def _gpu_value(vendor: str, index: int, attribute: str) -> Getter:
     def get(_sample: Sample, gpus: list[GpuInfo]) -> float | None:
-        for gpu in gpus:
-            if gpu.index == index:
+        for gpu in gpus:  # (an NVIDIA GPU and an AMD card may both be number 0)
+            if (gpu.vendor, gpu.index) == (vendor, index):
                 value = getattr(gpu, attribute)
                 return None if value is None else float(value)
         return None
@@ -329,12 +329,16 @@ def build_columns(
             columns.extend(
                 Column(group, title, name, width, kind, field=field) for name, field in names
             )
+    vendors = {gpu.vendor for gpu in gpus}
     for gpu in gpus:
-        group = f"gpu{gpu.index}"
-        columns.append(Column(group, group, "util", 4, "pct", _gpu_value(gpu.index, "utilization")))
-        columns.append(
-            Column(group, group, "mem", 5, "bytes", _gpu_value(gpu.index, "memory_used"))
-        )
+        # gpu0, gpu1 ...; beside another vendor's GPUs, nvidia0, amd0 (each has its own 0)
+        group = f"{'gpu' if len(vendors) == 1 else gpu.vendor}{gpu.index}"
+        for name, attribute, width, kind in (
+            ("util", "utilization", 4, "pct"),
+            ("mem", "memory_used", 5, "bytes"),
+        ):
+            getter = _gpu_value(gpu.vendor, gpu.index, attribute)
+            columns.append(Column(group, group, name, width, kind, getter))
     for previous, column in itertools.pairwise(columns):
         column.separator = " " if previous.group == column.group else "|"
     return columns
