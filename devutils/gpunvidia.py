@@ -35,7 +35,9 @@ _QUERY_GPU = (
     "index,uuid,name,utilization.gpu,memory.used,memory.total,temperature.gpu,"
     "power.draw,mig.mode.current"
 )
-_QUERY_APPS = "gpu_uuid,pid,process_name,used_gpu_memory"
+_QUERY_APPS = "gpu_uuid,pid,used_gpu_memory"
+"""(No process_name: nvidia-smi does not quote its CSV, so a name with a comma would
+break every row; names come from psutil, by pid.)"""
 _NVML_NOT_AVAILABLE = (1 << 63) - 1
 _SMI_VERSION_MISMATCH = 18
 

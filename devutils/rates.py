@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from itertools import compress
 from operator import sub
 from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 __all__ = [
     "DISK_FILTER",
@@ -45,8 +45,12 @@ DISK_FILTER = re.compile(
 r"""Devices left out of the disk total: partitions, device-mapper and md devices. dool's
 own pattern, but for the partitions it misses (``xvda1``, ``mmcblk0p1`` to ``p9``: its
 ``mmcblk\d+p\d0`` takes ``p10``, ``p20``, ...; ``loop0p1``), which it counts twice."""
-NIC_FILTER = re.compile(r"^(lo|bond\d+|face|.+\.\d+)$")
-"""Interfaces dool leaves out of its network total: loopback, bonds and VLANs."""
+NIC_FILTER = re.compile(r"^(lo\d*|bond\d+|face|.+\.\d+)$")
+"""Interfaces dool leaves out of its network total: loopback (``lo``; ``lo0`` on macOS and
+the BSDs, which dool does not run on), bonds and VLANs."""
+MAX_INTERVAL: Final = 366 * 86_400
+"""The longest interval `Sampler.run` takes, in seconds: a year (``time.sleep`` ends
+short of 10**300)."""
 GROUPS = ("cpu", "disk", "net", "paging", "system", "load", "mem")
 """The groups of counters, in the order they are read."""
 FIELDS = {
@@ -378,7 +382,7 @@ def parse_diskstats(data: bytes) -> DeviceCounters:
     for line in data.splitlines():
         fields = line.split()
         if len(fields) >= _DISKSTATS_FIELDS:
-            disks[fields[2].decode()] = (int(fields[5]), int(fields[9]))
+            disks[fields[2].decode(errors="backslashreplace")] = (int(fields[5]), int(fields[9]))
     if not disks:
         msg = "/proc/diskstats lists no disk"
         raise OSError(msg)
@@ -392,7 +396,8 @@ def parse_net_dev(data: bytes) -> DeviceCounters:
         name, colon, counters = line.partition(b":")
         fields = counters.split()
         if colon and len(fields) >= _NET_DEV_FIELDS:
-            nics[name.strip().decode()] = (int(fields[0]), int(fields[8]))
+            # (a name may be any bytes: one that is not UTF-8 is shown escaped, caf\xe9)
+            nics[name.strip().decode(errors="backslashreplace")] = (int(fields[0]), int(fields[8]))
     if not nics:
         msg = "/proc/net/dev lists no interface"
         raise OSError(msg)
@@ -551,6 +556,11 @@ def psutil_readers() -> dict[str, Callable[[], Any]]:
         stats = psutil.cpu_stats()
         return (stats.interrupts, stats.ctx_switches)
 
+    def load() -> tuple[float, float, float]:
+        import psutil
+
+        return psutil.getloadavg()
+
     def mem() -> tuple[int, int, int, int]:
         import psutil
 
@@ -563,7 +573,7 @@ def psutil_readers() -> dict[str, Callable[[], Any]]:
         "net": nics,
         "paging": paging,
         "system": system,
-        "load": os.getloadavg,
+        "load": getattr(os, "getloadavg", load),  # (not on Windows: psutil's stands in)
         "mem": mem,
     }
 
@@ -602,7 +612,12 @@ class CounterSampler:
         readers: Mapping[str, Callable[[], Any]] | None = None,
     ) -> None:
         for name, value in (("disks", disks), ("nics", nics)):
-            if isinstance(value, str) or not all(isinstance(v, str) for v in value):
+            names: object = value
+            if (
+                isinstance(names, str)
+                or not isinstance(names, Sequence)
+                or not all(isinstance(v, str) for v in names)
+            ):
                 msg = f"{name} must be a sequence of names, got {value!r}"
                 raise TypeError(msg)
         flag: object = mem
@@ -612,8 +627,16 @@ class CounterSampler:
         self.disks = tuple(disks)
         self.nics = tuple(nics)
         self.mem = mem
+        given: object = {} if readers is None else readers
+        if not isinstance(given, Mapping):
+            msg = f"readers must be a mapping of group names to functions, got {given!r:.80}"
+            raise TypeError(msg)
+        unknown = [group for group in given if group not in GROUPS]
+        if unknown:  # (a reader of a group nobody reads would be left unused, silently)
+            msg = f"readers must name groups of {', '.join(GROUPS)}, got {unknown[0]!r}"
+            raise ValueError(msg)
         chosen = _default_readers()
-        chosen.update(readers or {})
+        chosen.update(given)
         self.groups = tuple(g for g in GROUPS if g != "mem" or mem)
         self._plan = [(group, FIELDS[group], chosen[group]) for group in self.groups]
         self._previous: Snapshot | None = None
@@ -647,13 +670,16 @@ class CounterSampler:
 
         Raises:
             TypeError: If *interval* is not a number or *count* not an int or None.
-            ValueError: If *interval* is not positive and finite, or *count* < 1.
+            ValueError: If *interval* is not positive or above `MAX_INTERVAL`, or *count* < 1.
         """
         if isinstance(interval, bool) or not isinstance(interval, int | float):
             msg = f"interval must be a number of seconds, got {interval!r}"
             raise TypeError(msg)
-        if not (math.isfinite(interval) and interval > 0):
-            msg = f"interval must be a positive number of seconds, got {interval!r}"
+        if not (interval > 0 and interval <= MAX_INTERVAL):  # (NaN fails both; no float())
+            msg = (
+                f"interval must be a positive number of seconds, at most {MAX_INTERVAL:,} "
+                f"(a year), got {interval!r:.60}"
+            )
             raise ValueError(msg)
         if count is not None and (isinstance(count, bool) or not isinstance(count, int)):
             msg = f"count must be an int or None, got {count!r}"

@@ -64,6 +64,18 @@ def test_h200_under_load(fake_smi: FakeSmi, monkeypatch: pytest.MonkeyPatch) -> 
     assert gpu_probe(backends=["nvidia-smi"]).backend == "nvidia-smi"
 
 
+def test_process_names_are_not_asked_of_nvidia_smi(fake_smi: FakeSmi) -> None:
+    # nvidia-smi does not quote its CSV: one process named "/opt/run,v2/train" split its
+    # row in five, and every GPU's process list was lost (the names come from psutil)
+    fake_smi.serve(
+        "h200__590.48.01__load__query-gpu.csv", "h200__590.48.01__load__query-compute-apps.csv"
+    )
+    gpu_snapshot(backends=["nvidia-smi"])
+    (apps,) = [call for call in fake_smi.calls() if "--query-compute-apps=" in call]
+    fields = apps.split("--query-compute-apps=")[1].split()[0].split(",")
+    assert fields == ["gpu_uuid", "pid", "used_gpu_memory"]
+
+
 @pytest.mark.parametrize("apps", ["error__no-driver.txt", "netdata__tesla-p100__csv-nounits.csv"])
 def test_gpus_are_kept_when_the_process_query_fails(fake_smi: FakeSmi, apps: str) -> None:
     # The GPUs were read; an answer to the second query that is not the processes' CSV

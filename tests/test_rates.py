@@ -291,3 +291,54 @@ def test_records_are_read_only_named_tuples() -> None:
         sample.usr = 5.0  # type: ignore[misc]
     assert sample._replace(usr=5.0).usr == 5.0
     assert Snapshot(1.0, 2.0)._fields[:2] == ("monotonic", "time")
+
+
+def test_loopback_is_left_out_of_the_total_by_any_of_its_names() -> None:
+    # macOS and the BSDs call it lo0: its traffic was counted in net/total
+    from devutils.rates import NIC_FILTER
+
+    for name in ("lo", "lo0", "bond0", "eth0.100"):
+        assert NIC_FILTER.match(name), name
+    for name in ("eth0", "en0", "wlan0", "lowpan0"):
+        assert not NIC_FILTER.match(name), name
+
+
+def test_a_device_name_that_is_not_utf8_keeps_its_group() -> None:
+    # Linux names may be any bytes: one gave a UnicodeDecodeError, and every net column "-"
+    header = b"Inter-|   Receive\n face |bytes packets\n"
+    data = header + b"  caf\xe9: 100 1 0 0 0 0 0 0 200 1 0 0 0 0 0 0\n"
+    assert dict(parse_net_dev(data)) == {"caf\\xe9": (100, 200)}
+    disks = parse_diskstats(b"   8       0 sd\xff 1 0 2 0 3 0 4 0 0 0 0\n")
+    assert list(disks) == ["sd\\xff"]
+
+
+def test_psutil_readers_have_a_load_where_os_has_none(monkeypatch: pytest.MonkeyPatch) -> None:
+    # os.getloadavg is Unix's: on Windows the readers could not even be built
+    pytest.importorskip("psutil")
+    monkeypatch.delattr("os.getloadavg")
+    load = psutil_readers()["load"]()
+    assert len(load) == 3
+    assert all(value >= 0 for value in load)
+
+
+@pytest.mark.parametrize(
+    ("options", "error", "message"),
+    [
+        ({"disks": None}, TypeError, "disks must be a sequence of names, got None"),
+        ({"nics": 5}, TypeError, "nics must be a sequence of names, got 5"),
+        ({"readers": [1]}, TypeError, "readers must be a mapping"),
+        ({"readers": {"bogus": tuple}}, ValueError, "readers must name groups of cpu, .*'bogus'"),
+    ],
+)
+def test_bad_sampler_arguments_are_named(
+    options: dict[str, object], error: type[Exception], message: str
+) -> None:
+    with pytest.raises(error, match=message):
+        CounterSampler(**options)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("interval", [1e300, 10**400])
+def test_an_interval_past_a_year_is_refused_before_sleeping(interval: float) -> None:
+    # 1e300 was taken, then time.sleep raised OverflowError; 10**400 raised it at once
+    with pytest.raises(ValueError, match="interval must be a positive number of seconds, at most"):
+        CounterSampler(readers={"load": lambda: (0.0, 0.0, 0.0)}).run(interval, 1)
