@@ -737,7 +737,7 @@ def _candidates(wall: Any, tz: Any, name: str, what: str | None = None) -> tuple
         # time late on 9999-12-31 in a zone behind UTC is an instant it cannot hold
         if len(wall) and (wall[~np.isnat(wall)] >= np.datetime64("9999-12-30")).any():
             where = what or f"{name} in its time zone"
-            msg = f"{where} is in year 10000 in UTC, which pandas cannot localize"
+            msg = f"{where} is in year 10000 in UTC, past what a zoned column holds here"
             raise OverflowError(msg) from None
         _zone_failed(name, tz, exc)
     except Exception as exc:  # a tzinfo pandas cannot use, or one that misbehaves

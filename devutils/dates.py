@@ -237,6 +237,10 @@ def _in_zone_of(e: datetime, e_offset: timedelta, s: datetime) -> Wall:
         if MINYEAR < naive.year < MAXYEAR:
             _zone_failed("start", s.tzinfo, f"could not show {e!r}", exc)
         return _shifted(e, _edge_offset(s, naive.year) - e_offset)
+    except NotImplementedError as exc:  # a tzinfo without dst(), which fromutc asks
+        if e.tzinfo is s.tzinfo:  # one zone: e's own wall clock (as e.astimezone gives)
+            return _wall(e, getattr(e, "nanosecond", 0))
+        _zone_failed("start", s.tzinfo, f"could not show {e!r}", exc)
     except Exception as exc:  # the start's tzinfo failed to convert from UTC
         _zone_failed("start", s.tzinfo, f"could not show {e!r}", exc)
     if not isinstance(shown, datetime):

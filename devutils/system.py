@@ -143,7 +143,8 @@ class Sampler:
 
         Raises:
             TypeError: If *interval* is not a number or *count* not an int or None.
-            ValueError: If *interval* is not positive and finite, or *count* < 1.
+            ValueError: If *interval* is not positive or is past a year
+                (`devutils.rates.MAX_INTERVAL`), or *count* < 1.
 
         Examples:
             >>> samples = list(Sampler().run(interval=0.05, count=2))

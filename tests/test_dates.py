@@ -578,6 +578,10 @@ def test_a_tzinfo_without_dst_is_read_by_its_offset() -> None:
     end = datetime(2024, 1, 31, tzinfo=OffsetOnly())  # type: ignore[abstract]
     assert (count_months(start, end), months_between(start, end)) == (1, 0)
     assert list(iter_months(start, end)) == [date(2024, 1, 1)]
+    zone = OffsetOnly()  # type: ignore[abstract]
+    # as the start's zone too (its wall clock was asked for through dst())
+    both = (datetime(2024, 1, 1, tzinfo=zone), datetime(2024, 3, 1, tzinfo=zone))
+    assert (count_months(*both), months_between(*both)) == (3, 2)
 
 
 MISBEHAVING = [  # how to make the tzinfo, the error, what the message says ({side}: its name)

@@ -106,7 +106,11 @@ def _report(
     failed = False
     counts: list[tuple[str, int]] = []
     for task, outcome in zip(tasks, outcomes, strict=True):
-        if progress is not None:
+        writes = outcome.error is not None or (
+            not outcome.skipped
+            and (outcome.output is not None or job.mode == "dry-run" or bool(outcome.diff))
+        )
+        if progress is not None and writes:
             progress.clear()  # (what is written next starts its own line)
         if outcome.error is not None:
             failed = True

@@ -74,7 +74,6 @@ class Progress:
             sys.stderr.write("\r\x1b[K")
             sys.stderr.flush()
             self.shown = False
-            self.last = 0.0  # (redrawn at the next chance)
 
     def close(self) -> None:
         sys.stderr.write("\r\x1b[K")
