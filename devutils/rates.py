@@ -17,7 +17,7 @@ import os
 import re
 import sys
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import compress
 from operator import sub
 from types import MappingProxyType
@@ -273,9 +273,9 @@ def _cpu_rates(old: Sequence[float], new: Sequence[float]) -> dict[str, float | 
             f"cpu counters must be {_CPU_FIELDS} or more, of one length, got {len(old)}, {len(new)}"
         )
         raise ValueError(msg)
-    deltas = list(map(sub, new[:_CPU_FIELDS], old[:_CPU_FIELDS]))
-    if sum(deltas) < 0:
+    if sum(new[:_CPU_FIELDS]) < sum(old[:_CPU_FIELDS]):  # (the sums: psutil's are floats)
         return dict.fromkeys(("usr", "sys", "idl", "wai", "stl"))
+    deltas = list(map(sub, new[:_CPU_FIELDS], old[:_CPU_FIELDS]))
     user, nice, system, idle, iowait, irq, softirq, steal = (max(delta, 0) for delta in deltas)
     usr = user + nice + irq + softirq
     total = usr + system + idle + iowait + steal
@@ -611,21 +611,20 @@ class CounterSampler:
         mem: bool = False,
         readers: Mapping[str, Callable[[], Any]] | None = None,
     ) -> None:
+        chosen_names: dict[str, tuple[str, ...]] = {}
         for name, value in (("disks", disks), ("nics", nics)):
             names: object = value
-            if (
-                isinstance(names, str)
-                or not isinstance(names, Sequence)
-                or not all(isinstance(v, str) for v in names)
-            ):
+            if isinstance(names, Iterable) and not isinstance(names, str | bytes):
+                chosen_names[name] = tuple(names)  # (a set or a generator too, read once)
+            if name not in chosen_names or not all(isinstance(v, str) for v in chosen_names[name]):
                 msg = f"{name} must be a sequence of names, got {value!r}"
                 raise TypeError(msg)
         flag: object = mem
         if not isinstance(flag, bool):
             msg = f"mem must be a bool, got {flag!r}"
             raise TypeError(msg)
-        self.disks = tuple(disks)
-        self.nics = tuple(nics)
+        self.disks = chosen_names["disks"]
+        self.nics = chosen_names["nics"]
         self.mem = mem
         given: object = {} if readers is None else readers
         if not isinstance(given, Mapping):

@@ -342,3 +342,8 @@ def test_an_interval_past_a_year_is_refused_before_sleeping(interval: float) -> 
     # 1e300 was taken, then time.sleep raised OverflowError; 10**400 raised it at once
     with pytest.raises(ValueError, match="interval must be a positive number of seconds, at most"):
         CounterSampler(readers={"load": lambda: (0.0, 0.0, 0.0)}).run(interval, 1)
+
+
+def test_disks_and_nics_may_be_any_iterable_of_names_read_once() -> None:
+    sampler = CounterSampler(disks={"sda"}, nics=(name for name in ["eth0", "lo"]))
+    assert (sampler.disks, sampler.nics) == (("sda",), ("eth0", "lo"))
