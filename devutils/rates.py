@@ -606,8 +606,8 @@ class CounterSampler:
     def __init__(
         self,
         *,
-        disks: Sequence[str] = (),
-        nics: Sequence[str] = (),
+        disks: Iterable[str] = (),
+        nics: Iterable[str] = (),
         mem: bool = False,
         readers: Mapping[str, Callable[[], Any]] | None = None,
     ) -> None:

@@ -16,7 +16,7 @@ their public face. GPUs are `devutils.gpu`'s, and telling dstat, pcp-dstat and d
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from devutils.rates import (
@@ -105,8 +105,8 @@ class Sampler:
     def __init__(
         self,
         *,
-        disks: Sequence[str] = (),
-        nics: Sequence[str] = (),
+        disks: Iterable[str] = (),
+        nics: Iterable[str] = (),
         mem: bool = False,
         readers: Mapping[str, Callable[[], Any]] | None = None,
     ) -> None:
