@@ -13,6 +13,7 @@ reported. Peak RSS comes from ``getrusage(RUSAGE_CHILDREN)``.
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import re
 import shutil
@@ -24,7 +25,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-CORPUS = ROOT.parent / "shared" / "corpus" / "tinyshakespeare.txt"
+CORPUS = (
+    Path(os.environ.get("DEVUTILS_CORPUS", ROOT.parent / "shared" / "corpus"))
+    / "tinyshakespeare.txt"
+)
 SMALL = {"thou": "you", "thee": "you", "thy": "your", "hath": "has", "doth": "does"}
 
 

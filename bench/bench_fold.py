@@ -53,7 +53,10 @@ from typing import NamedTuple
 
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
-CORPUS = ROOT.parent / "shared" / "corpus" / "tinyshakespeare.txt"
+CORPUS = (
+    Path(os.environ.get("DEVUTILS_CORPUS", ROOT.parent / "shared" / "corpus"))
+    / "tinyshakespeare.txt"
+)
 KEY_COUNTS = [3, 16, 100, 1_000, 10_000]
 EVERY = 100_000
 """One character in this many becomes ``ß``."""

@@ -18,6 +18,7 @@ with nothing between the call and the engine.
 
 from __future__ import annotations
 
+import os
 import timeit
 from pathlib import Path
 
@@ -25,7 +26,11 @@ import ahocorasick_rs
 
 from devutils.textsearch import Search
 
-CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"
+CORPUS = Path(
+    os.environ.get(
+        "DEVUTILS_CORPUS", Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"
+    )
+)
 
 
 def replace_by_finditer(search: Search, values: list[str], text: str) -> str:

@@ -30,7 +30,7 @@ from pathlib import Path
 from devutils.text import Replacer, is_word_char, multi_replace
 
 ROOT = Path(__file__).resolve().parent.parent
-CORPUS = ROOT.parent / "shared" / "corpus"
+CORPUS = Path(os.environ.get("DEVUTILS_CORPUS", ROOT.parent / "shared" / "corpus"))
 CORPORA = {
     "English": CORPUS / "tinyshakespeare.txt",
     "Japanese": CORPUS / "wagahai_wa_neko_de_aru.txt",

@@ -42,7 +42,7 @@ from typing import NamedTuple
 
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
-CORPUS = BENCH.parent.parent / "shared" / "corpus"
+CORPUS = Path(os.environ.get("DEVUTILS_CORPUS", BENCH.parent.parent / "shared" / "corpus"))
 CORPORA = {
     "English": CORPUS / "tinyshakespeare.txt",
     "Japanese": CORPUS / "wagahai_wa_neko_de_aru.txt",

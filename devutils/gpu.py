@@ -175,7 +175,7 @@ def _probe(timeout: float, processes: bool, backends: object) -> GpuProbe:
         try:
             found = backend.ask(processes, deadline)
         except ImportError:
-            hint = "pip install 'devutils-exact[gpu]'"
+            hint = "pip install nvidia-ml-py, what the [gpu] extra installs"
             reasons[name] = f"{label}nvidia-ml-py is not installed ({hint})"
         except NoGpuFound as exc:
             reasons[name] = f"{label}{exc}"

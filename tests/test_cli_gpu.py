@@ -57,7 +57,7 @@ def test_gpu_cli_without_gpu(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, cl
     assert result.status == 1
     assert result.err == (
         "devutils gpu: no GPU: NVML: nvidia-ml-py is not installed (pip install "
-        "'devutils-exact[gpu]'); nvidia-smi not found on PATH\n"
+        "nvidia-ml-py, what the [gpu] extra installs); nvidia-smi not found on PATH\n"
     )
 
 

@@ -73,7 +73,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--bits",
         action="store_true",
-        help="show network in bits per second in the table (CSV and JSON stay bytes/s)",
+        help="show network in bits per second in the table (not with --csv or --json: bytes/s)",
     )
     parser.add_argument(
         "--no-header",

@@ -53,9 +53,13 @@ def check_encoding(name: str) -> str:
     """
     try:
         codec = codecs.lookup(name).name
-        "".encode(codec)  # LookupError for a codec that is not a text encoding
     except (LookupError, ValueError) as exc:  # (ValueError: a NUL, an undecodable byte)
         msg = f"unknown text encoding {name!r}"
+        raise CliError(msg) from exc
+    try:
+        "".encode(codec)  # LookupError for a codec that is not a text encoding
+    except LookupError as exc:
+        msg = f"--encoding {name} is not a text encoding: it would rewrite the file"
         raise CliError(msg) from exc
     if codec == "utf-8-sig":
         return "utf-8"
