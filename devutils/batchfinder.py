@@ -56,8 +56,10 @@ def is_oom_error(exc: BaseException) -> bool:
     """Return True if *exc* means "out of memory": try a smaller batch.
 
     Recognizes ``torch.OutOfMemoryError`` (and any class named ``OutOfMemoryError``),
-    Python's `MemoryError`, and the CUDA, cuDNN, CPU-allocator, XPU, MPS, ROCm and XLA
-    out-of-memory messages, by class name and text, without importing torch.
+    Python's `MemoryError`, and the CUDA, cuDNN, CPU-allocator, XPU, MPS, ROCm, XLA, NPU,
+    MUSA, MLU and Habana out-of-memory messages (a `RuntimeError` of one message holding
+    "CUDA" and "out of memory" too, as Lightning has it), by class name and text, without
+    importing torch.
 
     Raises:
         BatchTypeError: If *exc* is not an exception (a `TypeError` naming ``exc``).
@@ -77,7 +79,8 @@ def is_oom_error(exc: BaseException) -> bool:
     if any(cls.__name__ == "OutOfMemoryError" for cls in type(exc).__mro__):
         return True
     text = " ".join(str(arg) for arg in exc.args) if exc.args else str(exc)
-    if "CUDA" in text and "out of memory" in text:  # Lightning's ("CUDA driver error: ...")
+    lightning = isinstance(exc, RuntimeError) and len(exc.args) == 1  # (as Lightning asks)
+    if lightning and "CUDA" in text and "out of memory" in text:  # "CUDA driver error: ..."
         return True
     return any(message in text for message in _OOM_MESSAGES)
 

@@ -26,6 +26,7 @@ from typing import Any, Final, NamedTuple
 __all__ = [
     "DISK_FILTER",
     "GROUPS",
+    "MAX_INTERVAL",
     "NIC_FILTER",
     "CounterSampler",
     "DeviceCounters",
@@ -382,7 +383,7 @@ def parse_diskstats(data: bytes) -> DeviceCounters:
     for line in data.splitlines():
         fields = line.split()
         if len(fields) >= _DISKSTATS_FIELDS:
-            disks[fields[2].decode(errors="backslashreplace")] = (int(fields[5]), int(fields[9]))
+            disks[os.fsdecode(fields[2])] = (int(fields[5]), int(fields[9]))
     if not disks:
         msg = "/proc/diskstats lists no disk"
         raise OSError(msg)
@@ -396,8 +397,8 @@ def parse_net_dev(data: bytes) -> DeviceCounters:
         name, colon, counters = line.partition(b":")
         fields = counters.split()
         if colon and len(fields) >= _NET_DEV_FIELDS:
-            # (a name may be any bytes: one that is not UTF-8 is shown escaped, caf\xe9)
-            nics[name.strip().decode(errors="backslashreplace")] = (int(fields[0]), int(fields[8]))
+            # (a name may be any bytes: read as a file name is, so that -N's matches it)
+            nics[os.fsdecode(name.strip())] = (int(fields[0]), int(fields[8]))
     if not nics:
         msg = "/proc/net/dev lists no interface"
         raise OSError(msg)
@@ -617,7 +618,7 @@ class CounterSampler:
             if isinstance(names, Iterable) and not isinstance(names, str | bytes):
                 chosen_names[name] = tuple(names)  # (a set or a generator too, read once)
             if name not in chosen_names or not all(isinstance(v, str) for v in chosen_names[name]):
-                msg = f"{name} must be a sequence of names, got {value!r}"
+                msg = f"{name} must be a sequence of names, got {value!r:.80}"
                 raise TypeError(msg)
         flag: object = mem
         if not isinstance(flag, bool):

@@ -355,3 +355,11 @@ def test_a_mode_that_is_not_a_str_is_a_type_error_naming_it() -> None:
     with pytest.raises(BatchTypeError) as caught:
         find_max_batch_size(lambda n: None, mode=numpy.array(["power", "decay"]))
     assert caught.value.argument == "mode"
+
+
+def test_cuda_and_out_of_memory_are_an_oom_only_in_a_runtime_error_of_one_message() -> None:
+    # Lightning's rule: a ValueError that mentions both is not an out-of-memory error
+    assert is_oom_error(RuntimeError("CUDA driver error: out of memory"))
+    assert not is_oom_error(ValueError("loss is NaN on CUDA; not an out of memory error"))
+    assert not is_oom_error(RuntimeError("CUDA graph", "out of memory is not the cause"))
+    assert is_oom_error(RuntimeError("MLU out of memory. Tried to allocate 2.00 MiB"))

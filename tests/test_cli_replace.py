@@ -1086,6 +1086,7 @@ def test_a_dry_run_names_a_file_in_the_locale_s_encoding(
         "base64",
         "hex",
         "zlib",
+        "undefined",
         "bz2",
         "uu",
         "quopri",

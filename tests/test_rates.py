@@ -307,9 +307,10 @@ def test_a_device_name_that_is_not_utf8_keeps_its_group() -> None:
     # Linux names may be any bytes: one gave a UnicodeDecodeError, and every net column "-"
     header = b"Inter-|   Receive\n face |bytes packets\n"
     data = header + b"  caf\xe9: 100 1 0 0 0 0 0 0 200 1 0 0 0 0 0 0\n"
-    assert dict(parse_net_dev(data)) == {"caf\\xe9": (100, 200)}
+    # read as file names are (and so as -N's names): the bytes come back with os.fsencode
+    assert dict(parse_net_dev(data)) == {os.fsdecode(b"caf\xe9"): (100, 200)}
     disks = parse_diskstats(b"   8       0 sd\xff 1 0 2 0 3 0 4 0 0 0 0\n")
-    assert list(disks) == ["sd\\xff"]
+    assert [os.fsencode(name) for name in disks] == [b"sd\xff"]
 
 
 def test_psutil_readers_have_a_load_where_os_has_none(monkeypatch: pytest.MonkeyPatch) -> None:

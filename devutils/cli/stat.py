@@ -456,7 +456,8 @@ def _open_output(path: str, header: str | None, *, check: bool) -> tuple[IO[str]
     columns. *check* False (``--no-header``) appends without looking.
     """
     try:
-        target = open(path, "a", encoding="utf-8", newline="")  # noqa: SIM115 - the run's log
+        # (surrogateescape: a device name that is not UTF-8 is written as its own bytes)
+        target = open(path, "a", encoding="utf-8", errors="surrogateescape", newline="")  # noqa: SIM115 - the run's log
     except OSError as exc:
         msg = f"cannot open --output {path!r}: {exc.strerror}"
         raise CliError(msg) from exc

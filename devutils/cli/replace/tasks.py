@@ -58,7 +58,7 @@ def check_encoding(name: str) -> str:
         raise CliError(msg) from exc
     try:
         "".encode(codec)  # LookupError for a codec that is not a text encoding
-    except LookupError as exc:
+    except (LookupError, ValueError) as exc:  # (ValueError: "undefined" refuses everything)
         msg = f"--encoding {name} is not a text encoding: it would rewrite the file"
         raise CliError(msg) from exc
     if codec == "utf-8-sig":
