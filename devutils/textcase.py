@@ -25,8 +25,9 @@ def match_case(matched: str, replacement: str) -> str:
     """Return *replacement* in the case pattern of *matched*.
 
     All upper case (``str.isupper``) -> upper case; title case (``str.istitle``) -> each
-    space-separated word's first cased character in title case (``"ß"`` -> ``"Ss"``, as
-    `str.title` has it) and the rest lower; otherwise
+    whitespace-separated word's first cased character in title case (``"ß"`` -> ``"Ss"``,
+    as `str.title` has it; an uncased letter such as ``"中"`` is passed over) and the rest
+    lower; otherwise
     *replacement* as given. Part by part where both split into as many parts at ``-``,
     or at ``_`` (but not both); a part may split again at the other.
 
@@ -78,5 +79,8 @@ def _title_word(match: re.Match[str]) -> str:
     word = match.group()
     for index, char in enumerate(word):
         if char.lower() != char.upper():
-            return word[:index] + char.title() + word[index + 1 :].lower()
+            # (the rest lower-cased after that character, as in the whole word: "ΟΣ" ends
+            # in a final sigma, "Ος", where "Σ" alone lower-cases to "σ")
+            rest = word[index:].lower()[len(char.lower()) :]
+            return word[:index] + char.title() + rest
     return word

@@ -11,7 +11,7 @@ from tests.text_reference import _case_like as case_like
 
 # Cased and uncased letters, the two separators, a space and a letter whose title case
 # differs from its upper case (ǆ: ǅ, Ǆ).
-_TEXTS = st.text(st.sampled_from("aAbBß1 -_ǆǅǄ"), max_size=12)
+_TEXTS = st.text(st.sampled_from("aAbBß1 \t-_ǆǅǄσςΣ中"), max_size=12)
 
 
 @given(_TEXTS, _TEXTS)
@@ -28,6 +28,9 @@ def test_the_case_pattern_is_the_reference(matched: str, replacement: str) -> No
         ("User_Id", "account_id", "Account_Id"),
         ("user-ID", "account-id", "account-ID"),
         ("A-b_C", "x-y_z", "x-y_z"),  # as many parts at both separators: as given
+        ("Acme", "\u039f\u03a3", "\u039f\u03c2"),  # a final sigma ("Οσ": lowered alone)
+        ("Acme", "foo\tbar", "Foo\tBar"),  # words between any whitespace
+        ("Acme", "\u4e2dz", "\u4e2dZ"),  # an uncased letter passed over
         # split at "-" only (the "_" counts differ), then a part at "_", as VS Code does
         ("a_x-Foo_BAR", "b-baz_qux", "b-Baz_QUX"),
         ("Hello", "", ""),

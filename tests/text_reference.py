@@ -4,6 +4,7 @@ preserve case (VS Code's rules) written the obvious way."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 
 from devutils.text import Replacement, is_word_char
@@ -51,8 +52,8 @@ def _case_like(piece: str, result: str) -> str:
         return sep.join(map(_case_like, piece.split(sep), result.split(sep)))
     if piece.isupper():
         return result.upper()
-    if piece.istitle():
-        return " ".join(_title(word) for word in result.split(" "))
+    if piece.istitle():  # each word, between runs of whitespace
+        return "".join(_title(part) for part in re.split(r"(\s+)", result))
     return result
 
 
@@ -61,4 +62,6 @@ def _title(word: str) -> str:
     if not cased:
         return word
     i = cased[0]
-    return word[:i] + word[i].title() + word[i + 1 :].lower()
+    # the rest lower-cased with the first letter before it, as str.lower sees a word
+    # (a final sigma: "ΟΣ" -> "Ος")
+    return word[:i] + word[i].title() + word[i:].lower()[len(word[i].lower()) :]
