@@ -79,8 +79,8 @@ def _title_word(match: re.Match[str]) -> str:
     word = match.group()
     for index, char in enumerate(word):
         if char.lower() != char.upper():
-            # (the rest lower-cased after that character, as in the whole word: "ΟΣ" ends
-            # in a final sigma, "Ος", where "Σ" alone lower-cases to "σ")
+            # (the rest lower-cased after that character, as in the whole word: a capital
+            # sigma at a word's end lowers to the final sigma, alone to the other one)
             rest = word[index:].lower()[len(char.lower()) :]
             return word[:index] + char.title() + rest
     return word

@@ -28,7 +28,7 @@ def test_the_case_pattern_is_the_reference(matched: str, replacement: str) -> No
         ("User_Id", "account_id", "Account_Id"),
         ("user-ID", "account-id", "account-ID"),
         ("A-b_C", "x-y_z", "x-y_z"),  # as many parts at both separators: as given
-        ("Acme", "\u039f\u03a3", "\u039f\u03c2"),  # a final sigma ("Οσ": lowered alone)
+        ("Acme", "\u039f\u03a3", "\u039f\u03c2"),  # a final sigma (not U+03C3: lowered alone)
         ("Acme", "foo\tbar", "Foo\tBar"),  # words between any whitespace
         ("Acme", "\u4e2dz", "\u4e2dZ"),  # an uncased letter passed over
         # split at "-" only (the "_" counts differ), then a part at "_", as VS Code does
