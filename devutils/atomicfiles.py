@@ -360,6 +360,13 @@ class AtomicRewrite:
             # The backup's hard link set the file's ctime, and only that: expect the new one.
             ctime_ns = os.fstat(self.source.fileno()).st_ctime_ns
             self._identity = self._identity._replace(ctime_ns=ctime_ns)
+            try:
+                self._check_unchanged()
+            except FileChangedError:  # a backup that is the changed file itself (a link)
+                with contextlib.suppress(OSError):  # is no backup: later edits would show
+                    if os.path.samestat(os.stat(self.backup), os.stat(self.real)):
+                        os.unlink(self.backup)
+                raise
         self._check_unchanged()
         with _naming(self.name):
             os.replace(self.temporary, self.real)
@@ -393,7 +400,10 @@ class AtomicRewrite:
     ) -> None:
         self.source.close()
         if self.temporary is not None:
-            self.target.close()
+            # (closing flushes what is buffered, which fails again on a full disk: the
+            # temporary file goes all the same)
+            with contextlib.suppress(OSError):
+                self.target.close()
             with contextlib.suppress(OSError):
                 os.unlink(self.temporary)
             self.temporary = None

@@ -7,9 +7,12 @@ the mechanism directly, as a caller with a transformation of their own does.
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import stat
+import subprocess
+import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -182,3 +185,52 @@ def test_a_backup_in_a_sticky_folder_of_this_user_s_file_is_kept(sticky: Path) -
     assert sorted(p.name for p in folder.iterdir()) == ["f", "f.bak"]
     assert (path.read_bytes(), (folder / "f.bak").read_bytes()) == (b"ABC\n", b"abc\n")
     assert (folder / "f.bak").stat().st_nlink == 1  # (the link was renamed: one name left)
+
+
+def test_a_write_past_the_file_size_limit_leaves_no_temporary_file(tmp_path: Path) -> None:
+    # close() flushed the buffered rest again, failed again (EFBIG, as ENOSPC on a full
+    # disk), and the temporary file stayed, holding part of the new text
+    path = tmp_path / "f"
+    path.write_bytes(b"a" * 1000)
+    script = (
+        "import resource, sys\n"
+        "from devutils.atomicfiles import AtomicRewrite\n"
+        "resource.setrlimit(resource.RLIMIT_FSIZE, (100_000, 100_000))\n"
+        "try:\n"
+        "    with AtomicRewrite(sys.argv[1]) as job:\n"
+        "        for _ in range(100_000):\n"
+        "            job.target.write(b'x' * 10)\n"
+        "        job.commit()\n"
+        "except OSError as exc:\n"
+        "    sys.exit(f'{type(exc).__name__}: {exc.errno}')\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script, str(path)], capture_output=True, text=True, check=False
+    )
+    assert (result.returncode, result.stderr) == (1, f"OSError: {errno.EFBIG}\n")
+    assert (sorted(p.name for p in tmp_path.iterdir()), path.read_bytes()) == (["f"], b"a" * 1000)
+
+
+def test_a_backup_that_is_the_changed_file_itself_is_not_left(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A change right after the backup's hard link: the "backup" was the live file, so
+    # every later edit of it showed in the backup too
+    from devutils import atomicfiles
+
+    path = tmp_path / "g"
+    path.write_bytes(b"hello a\n")
+    linked = atomicfiles._backup
+
+    def backup_then_a_writer(original: str, backup: str) -> None:
+        linked(original, backup)
+        with open(original, "ab") as other:  # another program appends
+            other.write(b"APPENDED\n")
+
+    monkeypatch.setattr(atomicfiles, "_backup", backup_then_a_writer)
+    with AtomicRewrite(path, backup_suffix=".bak") as job:
+        job.target.write(b"hello b\n")
+        with pytest.raises(FileChangedError):
+            job.commit()
+    assert path.read_bytes() == b"hello a\nAPPENDED\n"  # as the other program left it
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g"]
