@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 from collections.abc import Sequence
 from typing import Any
 
 from devutils.cli.common import CliError, positive_int
 from devutils.cli.replace.maps import load_map
 from devutils.text import MappingKeyError, Replacer
+from devutils.textengines import SURROGATES
 from devutils.textfiles import DEFAULT_CHUNK_BYTES, MAX_CHUNK
 
 MAX_JOBS = 256
@@ -224,10 +224,6 @@ def typed(word: str) -> str:
         return word
 
 
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-"""What Python reads a command-line byte as that the locale's encoding cannot decode."""
-
-
 def build_replacer(args: argparse.Namespace) -> Replacer:
     """Merge ``--map`` and ``--pair`` into one validated Replacer."""
     mapping: dict[str, str] = {}
@@ -237,7 +233,7 @@ def build_replacer(args: argparse.Namespace) -> Replacer:
             mapping[key] = value
             sources[key] = f"--map {args.map_file}"
     for key, value in zip(map(typed, args.pair_from), map(typed, args.pair_to), strict=True):
-        if (surrogate := _LONE_SURROGATE.search(value)) is not None:  # (keys: the Replacer's)
+        if (surrogate := SURROGATES.search(value)) is not None:  # (keys: the Replacer's)
             msg = (
                 f"--pair: replacements must be Unicode text, got {value!r} with a lone "
                 f"surrogate at index {surrogate.start()} (a byte that is not UTF-8)"
