@@ -253,6 +253,14 @@ def test_stat_disk_paths_become_kernel_names(tmp_path: Path, cli: Cli) -> None:
     )
 
 
+def test_stat_headers_never_cut_a_device_name_into_another(cli: Cli) -> None:
+    # dsk/nvme0n1p1 in the 11 characters of two columns: "dsk/nvme0n1" names the disk,
+    # not the partition, so the group goes and then the start of the name.
+    args = ["stat", "-d", "-n", "-D", "nvme0n1p1,dm-cryptroot", "-N", "total", "0.02", "1"]
+    titles = cli(args).text.splitlines()[0].split()
+    assert titles == ["-nvme0n1p1-", "...ryptroot", "-net/total-"]
+
+
 def test_stat_warns_once_per_device_that_is_not_there(cli: Cli) -> None:
     present = CounterSampler().snapshot()
     assert present.nics is not None

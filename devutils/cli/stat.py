@@ -401,10 +401,21 @@ def _table_header(columns: list[Column]) -> tuple[str, str]:
     titles, names = [], []
     for group in groups:
         width = sum(c.width for c in group) + len(group) - 1
-        title = group[0].title.strip("-")
-        titles.append(title.center(width, "-")[:width])
+        titles.append(_fitted(group[0].title.strip("-"), width).center(width, "-"))
         names.append(" ".join(c.name.rjust(c.width) for c in group))
     return " ".join(titles), "|".join(names)
+
+
+def _fitted(title: str, width: int) -> str:
+    """*title* in *width* characters: whole if it fits; else a device's name without its
+    group (``nvme0n1p1`` for ``dsk/nvme0n1p1``), or its end after ``...`` as
+    ``git diff --stat`` shortens a path, never a cut that reads as another device."""
+    if len(title) <= width or width <= len("..."):
+        return title[:width]
+    name = title.partition("/")[2]
+    if name and len(name) <= width:
+        return name
+    return "..." + (name or title)[3 - width :]
 
 
 def table_row(columns: list[Column], sample: Sample, gpus: list[GpuInfo]) -> str:
