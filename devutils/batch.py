@@ -261,8 +261,18 @@ class BatchPlan:
 
     Raises:
         BatchTypeError: If a size is not an int, or *exact* not a bool.
-        BatchError: If a size is below 1 or above `MAX_INT`, or the effective batch is
-            above `MAX_INT`.
+        BatchError: If a size is below 1 or above `MAX_INT`, the effective batch is
+            above `MAX_INT`, or *per_device* above *max_per_device* (a plan that does
+            not fit).
+
+    Examples:
+        >>> plan = BatchPlan(target=64, per_device=8, accumulation=4, devices=2, max_per_device=8)
+        >>> str(plan), plan.effective, plan.memory_utilization
+        ('8 x 4 x 2 = 64', 64, 1.0)
+        >>> BatchPlan(64, 8, 8, 1, max_per_device=4)
+        Traceback (most recent call last):
+        ...
+        devutils.batch.BatchError: per_device 8 is more than max_per_device 4
     """
 
     target: int
@@ -280,6 +290,11 @@ class BatchPlan:
             reason = f"must be a bool, got {_short_repr(flag)}"
             raise BatchTypeError(reason, argument="exact", value=flag)
         effective_batch_size(self.per_device, self.accumulation, self.devices)  # <= MAX_INT
+        if self.per_device > self.max_per_device:
+            given = _short_repr(self.per_device)
+            reason = f"{given} is more than the maximum per device, {self.max_per_device}"
+            message = f"per_device {given} is more than max_per_device {self.max_per_device}"
+            raise BatchError(reason, argument="per_device", value=self.per_device, message=message)
 
     @property
     def effective(self) -> int:

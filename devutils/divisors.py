@@ -193,9 +193,9 @@ def nearest_multiple(x: int, low: int, high: int, direction: Literal["down", "up
     """
     x = _check_int_below_limit("x", x, minimum=0)
     low, high = _check_range(low, high)
-    if direction not in ("down", "up"):
-        msg = f"direction must be 'down' or 'up', got {direction!r}"
-        raise ValueError(msg)
+    if not isinstance(direction, str) or direction not in ("down", "up"):
+        msg = f"direction must be 'down' or 'up', got {shown(direction)}"
+        raise (ValueError if isinstance(direction, str) else TypeError)(msg)
     if direction == "down" and x < low:
         return None
     if x < low:  # up: low itself, one of the sizes
@@ -208,20 +208,26 @@ def nearest_multiple(x: int, low: int, high: int, direction: Literal["down", "up
         counts = range(-(-x // high), -(-x // low) + 1)
     sizes = range(low, high + 1)
     step = -1 if direction == "down" else 1
-    tries = max(_SCAN, min(len(sizes), len(counts)) // _TURNS_PER_TRY)
+    tries = max(_SCAN, min(_length(sizes), _length(counts)) // _TURNS_PER_TRY)
     for candidate in range(x, x + step * tries, step):
         if candidate >= low and _has_divisor_in(candidate, low, high):
             return candidate
     return _nearest_by_loop(x, sizes, counts, direction)
 
 
+def _length(numbers: range) -> int:
+    """How many numbers a range of step 1 holds (``len`` stops at 2**63 - 1)."""
+    return max(0, numbers.stop - numbers.start)
+
+
 def _nearest_by_loop(x: int, sizes: range, counts: range, direction: str) -> int:
     """`nearest_multiple` by looping over the sizes or the counts, whichever are fewer."""
     low, high = sizes[0], sizes[-1]
+    by_sizes = _length(sizes) <= _length(counts)
     if direction == "down":
-        if len(sizes) <= len(counts):
+        if by_sizes:
             return max(x // d * d for d in sizes)
         return max(k * min(high, x // k) for k in counts)
-    if len(sizes) <= len(counts):
+    if by_sizes:
         return min(-(-x // d) * d for d in sizes)
     return min(k * max(low, -(-x // k)) for k in counts)

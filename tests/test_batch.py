@@ -611,6 +611,7 @@ def test_warmup_ratio_is_rounded_up(total: int, ratio: float) -> None:
         ((64, 0, 16, 1, 4), BatchError, "per_device"),
         ((64, 4, 16.0, 1, 4), BatchTypeError, "accumulation"),
         ((64, 4, 16, 1, 4, "yes"), BatchTypeError, "exact"),
+        ((64, 8, 8, 1, 4), BatchError, "per_device"),  # (memory_utilization 2.0: no fit)
     ],
 )
 def test_a_batch_plan_refuses_sizes_no_plan_has(

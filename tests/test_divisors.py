@@ -98,6 +98,17 @@ def test_nearest_multiple_gives_the_same_answer_however_far_it_tries(
         assert [nearest_multiple(x, low, high, way) for way in ("down", "up")] == expected
 
 
+@given(st.integers(2**63, LIMIT - 1), st.integers(1, 30), st.integers(0, 30))
+def test_nearest_multiple_of_an_x_past_2_to_the_63_matches_the_sizes_loop(
+    x: int, low: int, width: int
+) -> None:
+    # More counts k than a range's len() takes (it stops at 2**63 - 1): the few sizes.
+    high = low + width
+    sizes = range(low, high + 1)
+    assert nearest_multiple(x, low, high, "down") == max(x // d * d for d in sizes)
+    assert nearest_multiple(x, low, high, "up") == min(-(-x // d) * d for d in sizes)
+
+
 def test_a_target_far_from_an_achievable_one_among_many_sizes() -> None:
     # 84 below and 28 above: past the first 64 tries, it looped over 2 * 10**8 sizes.
     x, low, high = 2_000_000_000_000_254_259, 10**9, 12 * 10**8
@@ -122,6 +133,8 @@ def test_a_target_far_from_an_achievable_one_among_many_sizes() -> None:
         (lambda: nearest_multiple(5, 2, 1, "up"), ValueError, "low must be <= high"),
         (lambda: nearest_multiple(5, 1, 2, "side"), ValueError, "direction must be 'down' or"),  # type: ignore[arg-type]
         (lambda: nearest_multiple(5, 1, LIMIT, "up"), ValueError, "high must be below"),
+        (lambda: nearest_multiple(5, 1, 2, None), TypeError, "direction must be 'down' or"),  # type: ignore[arg-type]
+        (lambda: nearest_multiple(5, 1, 2, ["up"]), TypeError, "direction must be 'down' or"),  # type: ignore[arg-type]
     ],
 )
 def test_bad_input_names_the_argument_and_the_value(
