@@ -314,6 +314,7 @@ def _as_columns(start: Any, end: Any) -> tuple[_Column, _Column]:
     if not (is_column(start) or is_column(end)):
         msg = f"start or end must be a column, got {type(start).__name__} and {type(end).__name__}"
         raise TypeError(msg)
+    _check_same_index("start", start, "end", end)
     s, e = _Column("start", start, beside=end), _Column("end", end, beside=start)
     if len(s.wall) != len(e.wall):
         msg = f"start and end must have the same length, got {len(s.wall)} and {len(e.wall)}"
@@ -335,6 +336,18 @@ def _as_columns(start: Any, end: Any) -> tuple[_Column, _Column]:
         e.wall = _wall_in(e.instants, s.tz, e.wall.dtype, "end")
         e.split()
     return s, e
+
+
+def _check_same_index(first: str, a: Any, second: str, b: Any) -> None:
+    """Refuse two pandas Series whose indexes differ: their rows are paired by position,
+    where pandas would pair them by label."""
+    if _kind(a) == _kind(b) == "pandas-series" and not a.index.equals(b.index):
+        msg = (
+            f"{first} and {second} must have the same index: their rows are paired by position,"
+            f" not by label as pandas pairs them; align them first"
+            f" ({first}, {second} = {first}.align({second}))"
+        )
+        raise ValueError(msg)
 
 
 def _zone_failed(name: str, tz: Any, exc: Exception) -> NoReturn:
@@ -559,6 +572,7 @@ def add_months(d: Any, n: Any) -> Any:
     """
     import numpy as np
 
+    _check_same_index("d", d, "n", n)
     column = _Column("d", d, beside=n if _is_steps(n) else None)
     steps = _steps(n, len(column.wall))
     total = column.months + steps
@@ -624,7 +638,8 @@ def _steps(n: Any, length: int) -> Any:
         library = type(n).__module__.split(".")[0]
         msg = f"n must be an int or a column of ints, got a {library} DataFrame: give one column"
         raise TypeError(msg)
-    if isinstance(n, bool) or not (column or hasattr(n, "__index__")):
+    unordered = isinstance(n, set | frozenset | dict | bytes | bytearray)  # (no column)
+    if isinstance(n, bool) or unordered or not (column or hasattr(n, "__index__")):
         msg = f"n must be an int or a column of ints, got {type(n).__name__} {n!r:.80}"
         raise TypeError(msg)
     limit = (_LAST_YEAR + 1) * _MONTHS  # further is outside years 1..9999 anyway
@@ -634,14 +649,14 @@ def _steps(n: Any, length: int) -> Any:
     if steps.ndim != 1:
         msg = f"n must be one-dimensional, got shape {steps.shape}"
         raise ValueError(msg)
-    if steps.dtype.kind not in "iu":
+    if len(steps) != length:
+        msg = f"d and n must have the same length, got {length} and {len(steps)}"
+        raise ValueError(msg)
+    if steps.dtype.kind not in "iu" and len(steps):  # ([] is float64 in numpy)
         given = str(getattr(n, "dtype", steps.dtype))  # Int64 with nulls: float64 in numpy
         nulls = given != str(steps.dtype) and steps.dtype.kind == "f" and np.isnan(steps).any()
         msg = f"n must hold ints, got a column of {given}{' with nulls' if nulls else ''}"
         raise TypeError(msg)
-    if len(steps) != length:
-        msg = f"d and n must have the same length, got {length} and {len(steps)}"
-        raise ValueError(msg)
     return np.clip(steps, -limit, limit).astype(np.int64)
 
 

@@ -879,6 +879,42 @@ def test_zoned_ns_columns_centuries_apart_equal_the_scalar_functions() -> None:
 def test_an_n_column_with_labels_is_read_by_position() -> None:
     # n[where] read a label: a KeyError, or another row's n in the message.
     d = pd.Series(pd.to_datetime(["2024-01-31", "2024-03-15"]), index=[10, 20])
-    for labels in ([10, 20], [1, 0]):
-        with pytest.raises(DateRangeError, match=r"at position 1: .* \+ 1000000 months"):
-            add_months(d, pd.Series([1, 10**6], index=labels))
+    with pytest.raises(DateRangeError, match=r"at position 1: .* \+ 1000000 months"):
+        add_months(d, pd.Series([1, 10**6], index=[10, 20]))
+    with pytest.raises(DateRangeError, match=r"at position 1: .* \+ 1000000 months"):
+        add_months(d, np.array([1, 10**6]))
+
+
+@pytest.mark.parametrize(
+    ("call", "names"),
+    [
+        (months_between, "start and end"),
+        (count_months, "start and end"),
+        (lambda s, e: add_months(s, pd.Series([1, 2], index=e.index)), "d and n"),
+    ],
+)
+def test_two_series_with_different_indexes_are_refused(call: Any, names: str) -> None:
+    # Paired by position, ann's start met bob's end: months_between gave {ann: 11, bob: -4}.
+    starts = pd.Series(pd.to_datetime(["2024-01-01", "2024-06-01"]), index=["ann", "bob"])
+    ends = pd.Series(pd.to_datetime(["2024-12-01", "2024-02-01"]), index=["bob", "ann"])
+    with pytest.raises(ValueError, match=f"^{names} must have the same index: .* align them"):
+        call(starts, ends)
+    aligned = months_between(*starts.align(ends))
+    assert aligned.to_dict() == {"ann": 1, "bob": 6}
+    assert months_between(starts, ends.to_numpy()).to_dict() == {"ann": 11, "bob": -4}
+
+
+@pytest.mark.parametrize("n", [{1, 2}, {1: 2}, b"\x01\x02", frozenset([1])])
+def test_an_n_that_is_no_column_is_a_type_error(n: object) -> None:
+    # a set, a dict and bytes said "n must be one-dimensional, got shape ()"
+    with pytest.raises(TypeError, match=r"^n must be an int or a column of ints, got "):
+        add_months(np.array(["2024-01-31"], dtype="datetime64[D]"), n)
+
+
+def test_an_empty_n_is_a_column_of_no_steps() -> None:
+    # [] is float64 to numpy: "n must hold ints", beside an empty column or one of one row
+    empty = np.array([], dtype="datetime64[D]")
+    assert add_months(empty, []).dtype == empty.dtype
+    assert len(add_months(empty, [])) == 0
+    with pytest.raises(ValueError, match=r"^d and n must have the same length, got 1 and 0"):
+        add_months(np.array(["2024-01-31"], dtype="datetime64[D]"), [])
