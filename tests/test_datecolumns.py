@@ -905,7 +905,7 @@ def test_two_series_with_different_indexes_are_refused(call: Any, names: str) ->
 
 
 @pytest.mark.parametrize("n", [{1, 2}, {1: 2}, b"\x01\x02", frozenset([1])])
-def test_an_n_that_is_no_column_is_a_type_error(n: object) -> None:
+def test_an_n_that_is_no_column_is_a_type_error(n: Any) -> None:
     # a set, a dict and bytes said "n must be one-dimensional, got shape ()"
     with pytest.raises(TypeError, match=r"^n must be an int or a column of ints, got "):
         add_months(np.array(["2024-01-31"], dtype="datetime64[D]"), n)
@@ -913,8 +913,9 @@ def test_an_n_that_is_no_column_is_a_type_error(n: object) -> None:
 
 def test_an_empty_n_is_a_column_of_no_steps() -> None:
     # [] is float64 to numpy: "n must hold ints", beside an empty column or one of one row
-    empty = np.array([], dtype="datetime64[D]")
-    assert add_months(empty, []).dtype == empty.dtype
-    assert len(add_months(empty, [])) == 0
+    empty, no_steps = np.array([], dtype="datetime64[D]"), np.array([])
+    assert no_steps.dtype == np.float64
+    assert add_months(empty, no_steps).dtype == empty.dtype
+    assert len(add_months(empty, no_steps)) == 0
     with pytest.raises(ValueError, match=r"^d and n must have the same length, got 1 and 0"):
-        add_months(np.array(["2024-01-31"], dtype="datetime64[D]"), [])
+        add_months(np.array(["2024-01-31"], dtype="datetime64[D]"), no_steps)
