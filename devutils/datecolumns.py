@@ -34,6 +34,8 @@ import operator
 from datetime import date, datetime, timedelta
 from typing import Any, NoReturn
 
+from devutils.messages import describe, shown
+
 __all__ = [
     "add_months",
     "count_months",
@@ -583,13 +585,13 @@ def add_months(d: Any, n: Any) -> Any:
     outside |= _outside_ns(column, days, column.since_midnight)
     if outside.any():
         where = int(np.argmax(outside))
-        given = _as_array(n)[where] if _is_steps(n) else n
+        given = int(_as_array(n)[where]) if _is_steps(n) else n
         limits = (
             f"{_NS_LIMITS}, what datetime64[ns] holds" if column.unit == "ns" else "years 1..9999"
         )
         msg = (
             f"add_months is outside {limits} at position {where}: "
-            f"{column.wall[where]} + {given} months"
+            f"{column.wall[where]} + {shown(given)} months"
         )
         raise OverflowError(msg)
     wall = _as_wall(days, column.since_midnight, column.unit, column.missing)
@@ -640,7 +642,7 @@ def _steps(n: Any, length: int) -> Any:
         raise TypeError(msg)
     unordered = isinstance(n, set | frozenset | dict | bytes | bytearray)  # (no column)
     if isinstance(n, bool) or unordered or not (column or hasattr(n, "__index__")):
-        msg = f"n must be an int or a column of ints, got {type(n).__name__} {n!r:.80}"
+        msg = f"n must be an int or a column of ints, got {describe(n)}"
         raise TypeError(msg)
     limit = (_LAST_YEAR + 1) * _MONTHS  # further is outside years 1..9999 anyway
     if not column:
@@ -669,7 +671,7 @@ def _as_array(column: Any) -> Any:
 
 def _one_step(n: Any) -> int:
     """*n*, an int (a 0-d array of ints is one; of floats or bools, not)."""
-    msg = f"n must be an int or a column of ints, got {type(n).__name__} {n!r:.80}"
+    msg = f"n must be an int or a column of ints, got {describe(n)}"
     if getattr(n, "dtype", None) is not None and n.dtype.kind not in "iu":
         raise TypeError(msg)
     try:

@@ -22,11 +22,14 @@ ValueError naming the argument.
 
 from __future__ import annotations
 
+import contextlib
 import operator
 from collections.abc import Callable, Iterator
 from datetime import MAXYEAR, MINYEAR, UTC, date, datetime, time, timedelta
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn, TypeAlias, TypeVar, overload
+
+from devutils.messages import describe, shown
 
 if TYPE_CHECKING:
     import numpy
@@ -357,13 +360,11 @@ def _columns(*values: object) -> ModuleType | None:
 
 
 def _check_int(name: str, value: object) -> int:
-    msg = f"{name} must be an int, got {type(value).__name__} {value!r}"
-    if isinstance(value, bool) or not hasattr(value, "__index__"):
-        raise TypeError(msg)
-    try:
-        return operator.index(value)
-    except TypeError:  # (a 0-d array of floats has __index__, and refuses)
-        raise TypeError(msg) from None
+    if not isinstance(value, bool) and hasattr(value, "__index__"):
+        with contextlib.suppress(TypeError):  # (a 0-d array of floats has __index__, and refuses)
+            return operator.index(value)
+    msg = f"{name} must be an int, got {describe(value)}"
+    raise TypeError(msg)
 
 
 @overload
@@ -494,13 +495,13 @@ def add_months(d: Any, n: Any) -> Any:
     total = d.year * _MONTHS + (d.month - 1) + n
     year, month0 = divmod(total, _MONTHS)
     if not MINYEAR <= year <= MAXYEAR:
-        msg = f"add_months({d!r}, {n}) is outside years 1..9999 (year {year})"
+        msg = f"add_months({d!r}, {shown(n)}) is outside years 1..9999 (year {shown(year)})"
         raise DateRangeError(msg)
     month = month0 + 1
     try:
         return _replace(d, year=year, month=month, day=min(d.day, _days_in_month(year, month)))
     except ValueError as exc:  # a narrower type's range: a nanosecond Timestamp's, 1677..2262
-        msg = f"add_months({d!r}, {n}) is outside what {type(d).__name__} holds: {exc}"
+        msg = f"add_months({d!r}, {shown(n)}) is outside what {type(d).__name__} holds: {exc}"
         raise DateRangeError(msg) from None
 
 
@@ -556,10 +557,10 @@ def days_in_month(year: int, month: int) -> int:
     year = _check_int("year", year)
     month = _check_int("month", month)
     if not MINYEAR <= year <= MAXYEAR:
-        msg = f"year must be in 1..9999, got {year}"
+        msg = f"year must be in 1..9999, got {shown(year)}"
         raise ValueError(msg)
     if not 1 <= month <= _MONTHS:
-        msg = f"month must be in 1..12, got {month}"
+        msg = f"month must be in 1..12, got {shown(month)}"
         raise ValueError(msg)
     return _days_in_month(year, month)
 

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, Final, NamedTuple
 
-from devutils.messages import describe
+from devutils.messages import describe, shown
 from devutils.textcase import match_case
 from devutils.textengines import SURROGATES, is_word_char
 from devutils.textsearch import Engine, Search
@@ -93,7 +93,7 @@ def _check_pos(pos: object, text: str) -> int:
         msg = f"pos must be an int, got {describe(pos)}"
         raise TypeError(msg)
     if not 0 <= pos <= len(text):
-        msg = f"pos must be between 0 and len(text) = {len(text)}, got {pos}"
+        msg = f"pos must be between 0 and len(text) = {len(text)}, got {shown(pos)}"
         raise ValueError(msg)
     return pos
 

@@ -802,3 +802,23 @@ def test_pendulum_values_give_what_the_same_datetimes_give(
         assert got.utcoffset() == expected.utcoffset()
     assert months_between(value, add_months(value, n)) == n
     assert count_months(month_start(value), value) == 1
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "message"),
+    [
+        (lambda: add_months(date(2024, 1, 1), 10**5000), DateRangeError, "add_months(datetime"),
+        (lambda: add_months(date(2024, 1, 1), -(10**5000)), DateRangeError, "add_months(datetime"),
+        (lambda: days_in_month(10**5000, 1), ValueError, "year must be in 1..9999, got <an int"),
+        (lambda: days_in_month(2024, 10**5000), ValueError, "month must be in 1..12, got <an int"),
+    ],
+)
+def test_an_int_past_4300_digits_is_named_not_a_repr_error(
+    call: Callable[[], object], error: type[Exception], message: str
+) -> None:
+    # The message took the int's repr, which Python refuses past 4,300 digits: "Exceeds the
+    # limit (4300 digits) for integer string conversion", naming no argument.
+    with pytest.raises(error, match="^" + re.escape(message)) as caught:
+        call()
+    assert "digits" in str(caught.value)
+    assert "integer string conversion" not in str(caught.value)

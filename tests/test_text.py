@@ -10,6 +10,7 @@ import threading
 from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from typing import Any
 from unittest import mock
 
 import pytest
@@ -824,3 +825,27 @@ def test_replace_stream_refuses_a_reader_that_gives_no_str(chunk: object) -> Non
 
     with pytest.raises(TypeError, match="reader must give str"):
         replace_stream(Replacer({"new york": "NYC"}), Reader(), io.StringIO())  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("pos", "error", "message"),
+    [
+        (4, ValueError, "pos must be between 0 and len(text) = 3, got 4"),
+        (-1, ValueError, "pos must be between 0 and len(text) = 3, got -1"),
+        pytest.param(
+            10**5000,
+            ValueError,
+            "pos must be between 0 and len(text) = 3, got <an int of about",
+            id="5001 digits",
+        ),
+        (True, TypeError, "pos must be an int, got bool True"),
+        (1.0, TypeError, "pos must be an int, got float 1.0"),
+    ],
+)
+def test_iter_matches_refuses_a_pos_outside_the_text(
+    pos: Any, error: type[Exception], message: str
+) -> None:
+    # (past 4,300 digits the message took the int's repr, which Python refuses)
+    with pytest.raises(error, match="^" + re.escape(message)):
+        Replacer({"b": "x"}).iter_matches("abc", pos)
+    assert list(Replacer({"b": "x"}).iter_matches("abc", 3)) == []
