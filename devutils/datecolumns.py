@@ -152,12 +152,15 @@ class _Column:
         if not isinstance(dtype, pl.Datetime):
             msg = f"{self.name} must hold dates or datetimes, got a polars column of {dtype}"
             raise TypeError(msg)
-        if dtype.time_zone is not None:
-            self.tz = dtype.time_zone
-            utc = value.dt.convert_time_zone("UTC").dt.replace_time_zone(None)
-            self.instants = utc.to_numpy().astype("int64")  # (in the column's own unit)
-            value = value.dt.replace_time_zone(None)
-        self.wall = value.to_numpy()
+        if dtype.time_zone is None:
+            self.wall = value.to_numpy()
+            return
+        # The wall clock from the instants by the zone rules every other step here uses
+        # (polars' own differ: no DST after 2099, some zones' history before 1970)
+        self.tz = dtype.time_zone
+        utc = value.dt.convert_time_zone("UTC").dt.replace_time_zone(None).to_numpy()
+        self.instants = utc.astype("int64")  # (in the column's own unit)
+        self.wall = _wall_in(self.instants, self.tz, utc.dtype, self.name, zone_of=self.name)
 
     def _from_single(self, value: Any, length: int) -> None:
         import numpy as np
@@ -372,9 +375,9 @@ def _utcoffset(name: str, value: date) -> timedelta | None:
         _zone_failed(name, value.tzinfo, exc)
 
 
-def _wall_in(instants: Any, tz: Any, dtype: Any, name: str) -> Any:
+def _wall_in(instants: Any, tz: Any, dtype: Any, name: str, zone_of: str = "start") -> Any:
     """The wall clocks of argument *name*'s *instants* (UTC, in the unit of *dtype*) in
-    *tz*, the start's zone."""
+    *tz*, the zone of argument *zone_of* (the start's, or *name*'s own)."""
     import numpy as np
     import pandas as pd
 
@@ -382,10 +385,11 @@ def _wall_in(instants: Any, tz: Any, dtype: Any, name: str) -> Any:
         index = _utc(instants, np.datetime_data(dtype)[0]).tz_convert(tz)
         wall = index.tz_localize(None).to_numpy()
     except pd.errors.OutOfBoundsDatetime:
-        msg = f"{name} is outside what {dtype} holds on the start's wall clock"
+        clock = "its" if zone_of == name else f"the {zone_of}'s"
+        msg = f"{name} is outside what {dtype} holds on {clock} wall clock"
         raise ValueError(msg) from None
     except Exception as exc:  # a tzinfo pandas cannot use, or one that misbehaves
-        _zone_failed("start", tz, exc)
+        _zone_failed(zone_of, tz, exc)
     return wall.astype(dtype)
 
 
@@ -871,6 +875,8 @@ def _polars_zone(tz: Any) -> str:
     offset = tz.utcoffset(None)
     if isinstance(offset, timedelta):
         sign = "-" if offset < timedelta(0) else "+"
-        hours, minutes = divmod(abs(offset) // timedelta(minutes=1), 60)
-        return f"{sign}{hours:02d}:{minutes:02d}"
+        minutes, seconds = divmod(abs(offset) // timedelta(seconds=1), 60)
+        hours, minutes = divmod(minutes, 60)
+        shown_seconds = f":{seconds:02d}" if seconds else ""  # (which polars refuses too)
+        return f"{sign}{hours:02d}:{minutes:02d}{shown_seconds}"
     return str(tz)

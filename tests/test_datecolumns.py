@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from datetime import date, datetime, timedelta, timezone, tzinfo
+from datetime import UTC, date, datetime, timedelta, timezone, tzinfo
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -523,6 +523,51 @@ def test_an_aware_value_moved_by_columns_of_n() -> None:
     india = datetime(2024, 1, 31, tzinfo=timezone(timedelta(hours=5, minutes=30)))
     with pytest.raises(ValueError, match=r"^d's time zone .* failed"):  # polars: whole hours
         add_months(india, pl.Series([1]))
+    # +05:00:30 was floored to +05:00, which polars takes: a wall clock 30 s off, silently
+    seconds = datetime(2024, 1, 31, tzinfo=timezone(timedelta(hours=5, seconds=30)))
+    with pytest.raises(ValueError, match=r"^d's time zone .* failed"):
+        add_months(seconds, pl.Series([1]))
+
+
+def _polars_zoned(zone: str, utc: datetime, unit: str = "us") -> Any:
+    return pl.Series("t", [utc], dtype=pl.Datetime(unit, "UTC")).dt.convert_time_zone(zone)
+
+
+@pytest.mark.parametrize(
+    ("zone", "start", "end"),
+    [
+        # polars' zone rules hold no DST after 2099, and differ from the tz database before
+        # 1970 in some zones (Amsterdam's +00:19:32): its wall clock was read by those
+        ("America/New_York", datetime(2100, 7, 1, 4, 30), datetime(2100, 8, 1, 3)),
+        ("Europe/Amsterdam", datetime(1935, 7, 1, 12), datetime(1935, 9, 1, 11)),
+    ],
+)
+def test_a_zoned_polars_column_is_read_by_the_zone_rules_the_scalars_use(
+    zone: str, start: datetime, end: datetime
+) -> None:
+    # Compared as instants: polars' to_list() shows its own wall clock under a ZoneInfo.
+    def instants(column: Any) -> list[datetime]:
+        return list(column.dt.convert_time_zone("UTC").to_list())
+
+    starts, ends = _polars_zoned(zone, start), _polars_zoned(zone, end)
+    first = start.replace(tzinfo=UTC).astimezone(ZoneInfo(zone))
+    last = end.replace(tzinfo=UTC).astimezone(ZoneInfo(zone))
+    assert instants(add_months(starts, 0)) == [first]  # (moved an hour, or 19 min 32 s)
+    assert instants(add_months(starts, 1)) == [add_months(first, 1)]
+    assert instants(month_start(starts)) == [month_start(first)]
+    assert instants(month_end(starts)) == [month_end(first)]
+    assert count_months(starts, ends).to_list() == [count_months(first, last)]
+    assert months_between(starts, ends).to_list() == [months_between(first, last)]
+
+
+def test_a_zoned_polars_ns_column_past_its_wall_clock_is_refused() -> None:
+    # 2262-04-12 05:00 in Tokyo is past datetime64[ns]: polars wrapped it to 1677
+    late = _polars_zoned("Asia/Tokyo", datetime(2262, 4, 11, 20), "ns")
+    with pytest.raises(ValueError, match=r"^d is outside what datetime64\[ns\] holds on its wall"):
+        month_end(late)
+    early = _polars_zoned("America/New_York", datetime(1677, 9, 21, 1), "ns")
+    with pytest.raises(ValueError, match=r"^d is outside what datetime64\[ns\] holds on its wall"):
+        month_start(early)
 
 
 def test_a_numpy_datetime64_beside_a_column() -> None:
