@@ -31,6 +31,7 @@ from devutils.atomicfiles import (
     fsync_directory,
     open_regular,
 )
+from devutils.messages import describe
 from devutils.text import Replacer
 from devutils.textstream import MAX_CHUNK, StreamReplacer, check_chunk_size
 
@@ -81,7 +82,8 @@ def write_all(target: _Writer, data: bytes) -> None:
     makes no progress is an OSError (ENOSPC), never silently dropped bytes.
 
     Raises:
-        TypeError: If *data* is not bytes-like.
+        TypeError: If *data* is not bytes-like, *target* has no ``write``, or its
+            ``write`` returns anything but an int or None.
         OSError: ENOSPC if *target* takes nothing (returns 0 or None) before the end.
 
     Examples:
@@ -92,8 +94,14 @@ def write_all(target: _Writer, data: bytes) -> None:
         b'all of it'
     """
     view = _bytes_view(data)
+    if not callable(getattr(target, "write", None)):
+        msg = f"target must have a write() method, got {type(target).__name__}"
+        raise TypeError(msg)
     while view:
-        written = target.write(view)
+        written: object = target.write(view)
+        if written is not None and (isinstance(written, bool) or not isinstance(written, int)):
+            msg = f"target.write() must return the bytes it wrote, got {describe(written)}"
+            raise TypeError(msg)
         if not written or written < 0:
             raise OSError(28, os.strerror(28))  # ENOSPC: nothing more could be written
         view = view[written:]
@@ -136,10 +144,10 @@ def replace_encoded(  # noqa: PLR0913 - the streams, then keyword-only settings
     """
     chunk_size = check_chunk_size(chunk_size)
     codec = _codec(encoding)
-    "".encode(codec)  # a LookupError for a bytes-to-bytes codec (base64, zlib, rot13)
     if codec in TRANSFORMS:
         msg = f"{encoding!r} is a transform, not a text encoding"
         raise LookupError(msg)
+    "".encode(codec)  # a LookupError for a bytes-to-bytes codec (base64, zlib, rot13)
     _check_streams(name, source, target)
     decoder = _StrictDecoder(encoding, name)
     encoder = codecs.getincrementalencoder(encoding)(errors="strict")
@@ -153,11 +161,7 @@ def replace_encoded(  # noqa: PLR0913 - the streams, then keyword-only settings
             msg = f"source must give bytes (open it in binary mode), got {type(raw).__name__}"
             raise TypeError(msg)
         final = not raw
-        if nul_byte and b"\x00" in raw:
-            raise FileRefusedError(name, "looks binary (it has a NUL byte)", "binary")
-        text = decoder.decode(bytes(raw), final=final)
-        if "\x00" in text:
-            raise FileRefusedError(name, "looks binary (it has a NUL byte)", "binary")
+        text = _text_of(decoder, bytes(raw), source, nul_byte=nul_byte, final=final)
         out = state.finish() if final else state.feed(text)
         if target is not None and (out or final):
             try:
@@ -168,6 +172,33 @@ def replace_encoded(  # noqa: PLR0913 - the streams, then keyword-only settings
             write_all(target, data)
         if final:
             return state
+
+
+def _text_of(
+    decoder: _StrictDecoder, raw: bytes, source: _Reader, *, nul_byte: bool, final: bool
+) -> str:
+    """*raw*, the next bytes read from *source*, decoded; a binary file (a NUL character)
+    refused as one, also where bytes before its first byte 0 do not decode."""
+    binary = FileRefusedError(decoder.name, "looks binary (it has a NUL byte)", "binary")
+    if nul_byte and b"\x00" in raw:
+        raise binary
+    try:
+        text = decoder.decode(raw, final=final)
+    except FileRefusedError:
+        if nul_byte and _nul_byte_later(source):
+            raise binary from None
+        raise
+    if "\x00" in text:
+        raise binary
+    return text
+
+
+def _nul_byte_later(source: _Reader) -> bool:
+    """Whether the rest of *source* holds a byte 0 (reading it to the end, or to the 0)."""
+    while raw := source.read(DEFAULT_CHUNK_BYTES):
+        if b"\x00" in raw:
+            return True
+    return False
 
 
 def _check_streams(name: object, source: object, target: object) -> None:
@@ -236,7 +267,7 @@ class _StrictDecoder:
         self._decoder = codecs.getincrementaldecoder(encoding)(errors="strict")
         self._read_back = _ReadBack(encoding)
         self._encoding = encoding
-        self._name = name
+        self.name = name
         self._offset = 0  # of the first byte not yet given to the decoder
 
     def decode(self, raw: bytes, *, final: bool) -> str:
@@ -246,10 +277,10 @@ class _StrictDecoder:
             text = self._decoder.decode(raw, final=final)
         except UnicodeDecodeError as exc:
             reason = f"not valid {self._encoding} (byte {start + exc.start})"
-            raise FileRefusedError(self._name, reason, "undecodable") from exc
+            raise FileRefusedError(self.name, reason, "undecodable") from exc
         except UnicodeError as exc:  # utf-16 and utf-32 without a byte order mark
             reason = f"not valid {self._encoding} ({exc})"
-            raise FileRefusedError(self._name, reason, "undecodable") from exc
+            raise FileRefusedError(self.name, reason, "undecodable") from exc
         self._offset += len(raw)
         read = pending + raw
         decoded = read[: len(read) - len(self._decoder.getstate()[0])]
@@ -258,7 +289,7 @@ class _StrictDecoder:
                 f"its {self._encoding} does not read back byte for byte (near byte {start}):"
                 f" a rewrite would change it outside the matches"
             )
-            raise FileRefusedError(self._name, reason, "respelled")
+            raise FileRefusedError(self.name, reason, "respelled")
         return text
 
 

@@ -174,6 +174,19 @@ def test_write_all_wants_bytes() -> None:
         write_all(io.BytesIO(), "text")  # type: ignore[arg-type]
 
 
+class _WordyWriter:
+    def write(self, data: bytes | memoryview, /) -> object:
+        return "lots"
+
+
+def test_write_all_wants_a_writer_that_counts() -> None:
+    # "'<' not supported between instances of 'str' and 'int'"; None: an AttributeError
+    with pytest.raises(TypeError, match=r"^target.write\(\) must return the bytes it wrote"):
+        write_all(_WordyWriter(), b"x")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"^target must have a write\(\) method, got NoneType"):
+        write_all(None, b"x")  # type: ignore[arg-type]
+
+
 def test_fsync_directory_syncs_and_ignores_what_cannot(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -584,7 +597,7 @@ def test_a_stateful_or_multibyte_encoding_that_reads_back_is_rewritten_exactly(
     assert out.getvalue() == text.replace("colour", "color").encode(encoding)
 
 
-@pytest.mark.parametrize("encoding", ["idna", "unicode_escape", "utf-7", "punycode"])
+@pytest.mark.parametrize("encoding", ["idna", "unicode_escape", "utf-7", "punycode", "undefined"])
 def test_a_transform_is_not_a_text_encoding(encoding: str) -> None:
     with pytest.raises(LookupError, match="is a transform, not a text encoding"):
         replace_encoded(
@@ -613,6 +626,23 @@ def test_a_refusal_says_its_kind(data: bytes, encoding: str, kind: str) -> None:
     with pytest.raises(FileRefusedError) as caught:
         replace_encoded(unencodable, io.BytesIO(b"a"), io.BytesIO(), name="f", encoding="ascii")
     assert caught.value.kind == "unencodable"
+
+
+@pytest.mark.parametrize("chunk_size", [1, 4, 1 << 20])
+def test_a_nul_byte_past_bytes_that_do_not_decode_still_marks_a_binary_file(
+    chunk_size: int,
+) -> None:
+    # The first chunk's 0xff was "not valid utf-8" before a later chunk's NUL was seen, so
+    # ``devutils replace -r`` reported such a file as an error rather than skip it.
+    data = b"\xff" + b"a" * (2 << 20) + b"\x00rest"
+    with pytest.raises(FileRefusedError) as caught:
+        replace_encoded(
+            Replacer({"a": "b"}), io.BytesIO(data), None, name="f", chunk_size=chunk_size
+        )
+    assert caught.value.kind == "binary"
+    with pytest.raises(FileRefusedError) as caught:
+        replace_encoded(Replacer({"a": "b"}), io.BytesIO(data[:-5]), None, name="f")
+    assert caught.value.kind == "undecodable"
 
 
 def test_utf16_text_with_its_zero_bytes_is_not_binary() -> None:
