@@ -23,6 +23,8 @@ from collections.abc import Iterator
 from types import TracebackType
 from typing import IO, Final, NamedTuple
 
+from devutils.messages import describe
+
 if sys.platform != "win32":
     import fcntl
 
@@ -88,6 +90,22 @@ class FileChangedError(OSError):
         return type(self), (self.path,)
 
 
+def _check_path(argument: str, value: object) -> str:
+    """*value*, a str or an ``os.PathLike`` of one, as a str; a TypeError or ValueError
+    naming *argument* for anything else, an empty path or one holding a NUL."""
+    path = os.fspath(value) if isinstance(value, str | os.PathLike) else None
+    if not isinstance(path, str):
+        msg = f"{argument} must be a str or os.PathLike of one, got {describe(value)}"
+        raise TypeError(msg)
+    if not path:
+        msg = f"{argument} must not be empty"
+        raise ValueError(msg)
+    if "\x00" in path:
+        msg = f"{argument} must not hold a NUL character, got {path!r}"
+        raise ValueError(msg)
+    return path
+
+
 def open_regular(path: str, *, name: str | None = None) -> IO[bytes]:
     """Open *path* for reading in binary if it is a regular file (a symlink is followed).
 
@@ -96,6 +114,8 @@ def open_regular(path: str, *, name: str | None = None) -> IO[bytes]:
     it; the file returned blocks as files do.
 
     Raises:
+        TypeError: If *path* is not a str or ``os.PathLike``.
+        ValueError: If *path* is empty or holds a NUL character.
         FileRefusedError: If *path* is not a regular file (kind ``"not-regular"``;
             *name*, default *path*, names it in the message).
         OSError: If *path* cannot be opened (its ``filename`` *name*, where given).
@@ -112,6 +132,7 @@ def open_regular(path: str, *, name: str | None = None) -> IO[bytes]:
         ...
         devutils.atomicfiles.FileRefusedError: /dev/zero: is not a regular file
     """
+    path = _check_path("path", path)
     try:
         descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as exc:  # named as the caller names the file (not its resolved path)
@@ -245,7 +266,9 @@ class AtomicRewrite:
 
     Args:
         path: The file to rewrite.
-        backup_suffix: If given, keep the original as ``real_path + backup_suffix``.
+        backup_suffix: If given, keep the original as ``real_path + backup_suffix`` (a
+            suffix with a ``/`` or a NUL, which would name no file beside it, is a
+            ValueError before anything is read).
         sync_directory: Fsync the directory after the rename (pass False when
             rewriting many files of one directory, then call `fsync_directory` once).
 
@@ -272,18 +295,15 @@ class AtomicRewrite:
         backup_suffix: str | None = None,
         sync_directory: bool = True,
     ) -> None:
-        given: object = path
-        name = os.fspath(given) if isinstance(given, str | os.PathLike) else None
-        if not isinstance(name, str):
-            msg = f"path must be a str or os.PathLike of one, got {type(given).__name__} {given!r}"
-            raise TypeError(msg)
-        if not name:
-            msg = "path must not be empty"
-            raise ValueError(msg)
+        name = _check_path("path", path)
         suffix: object = backup_suffix
         if suffix is not None and not isinstance(suffix, str):
             msg = f"backup_suffix must be a str or None, got {suffix!r}"
             raise TypeError(msg)
+        if suffix is not None and ("\x00" in suffix or os.sep in suffix):
+            beside = f"a file beside the original (no {os.sep!r}, no NUL)"
+            msg = f"backup_suffix must name {beside}, got {suffix!r}"
+            raise ValueError(msg)
         flag: object = sync_directory
         if not isinstance(flag, bool):
             msg = f"sync_directory must be a bool, got {type(flag).__name__} {flag!r}"
@@ -450,9 +470,14 @@ def fsync_directory(directory: str) -> None:
     """Make renames in *directory* durable (best effort: not every file system can, so
     an error is ignored).
 
+    Raises:
+        TypeError: If *directory* is not a str or ``os.PathLike``.
+        ValueError: If *directory* is empty or holds a NUL character.
+
     Examples:
         >>> fsync_directory(".")  # after os.replace() of a file in the current directory
     """
+    directory = _check_path("directory", directory)
     with contextlib.suppress(OSError):
         descriptor = os.open(directory, os.O_RDONLY)
         try:

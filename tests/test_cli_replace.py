@@ -106,6 +106,8 @@ def test_key_given_twice_with_different_values(tmp_path: Path, cli: Cli) -> None
             ["replace", "--pair", "A", "x", "--pair", "a", "y", "--ignore-case"],
             "equal when case is ignored",
         ),
+        # (each file was refused in turn, "Not a directory", after its rewrite was made)
+        (["replace", "--in-place=/x", "--pair", "a", "b", "f.txt"], "names no file beside it"),
     ],
 )
 def test_usage_errors_are_one_line_exit_2(args: list[str], message: str, cli: Cli) -> None:

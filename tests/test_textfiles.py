@@ -29,6 +29,7 @@ from devutils.textfiles import (
     FileChangedError,
     FileRefusedError,
     fsync_directory,
+    open_regular,
     replace_encoded,
     replace_file,
     write_all,
@@ -707,7 +708,19 @@ def test_paths_that_name_no_file_are_refused_as_open_would(tmp_path: Path) -> No
         AtomicRewrite(os.fsencode(path))  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="sync_directory must be a bool"):
         AtomicRewrite(path, sync_directory=1)  # type: ignore[arg-type]
+    # os's own errors named neither the argument nor the value ("embedded null byte")
+    with pytest.raises(ValueError, match=r"^path must not hold a NUL character, got 'a\\x00b'"):
+        AtomicRewrite("a\x00b")
+    with pytest.raises(ValueError, match=r"^path must not hold a NUL character"):
+        open_regular("a\x00b")
+    with pytest.raises(TypeError, match=r"^path must be a str or os\.PathLike of one, got None"):
+        open_regular(None)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"^directory must be a str or os\.PathLike of one"):
+        fsync_directory(None)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"^backup_suffix must name a file beside the original"):
+        replace_file(Replacer({"a": "b"}), path, backup_suffix="/x")  # (it got to commit)
     assert path.read_bytes() == b"a\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt"]
 
 
 def test_commit_outside_the_rewrite_is_a_value_error(tmp_path: Path) -> None:

@@ -88,6 +88,9 @@ def make_job(replacer: Replacer, args: argparse.Namespace) -> Job:
     if args.in_place is not None and STDIN in names:
         msg = "--in-place needs files: stdin cannot be rewritten in place"
         raise CliError(msg)
+    if args.in_place and os.sep in args.in_place:
+        msg = f"--in-place={args.in_place}: a backup suffix with {os.sep!r} names no file beside it"
+        raise CliError(msg)
     if names.count(STDIN) + (args.map_file == STDIN) > 1:
         msg = "stdin (-) can be read only once: as --map - or as the input, not both"
         raise CliError(msg)
