@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
-from devutils.messages import describe
+from devutils.messages import describe, shown
 
 if TYPE_CHECKING:
     import subprocess
@@ -38,6 +38,9 @@ MIB: Final = 1 << 20
 """A mebibyte in bytes: nvidia-smi and NVML's process figures count memory in MiB."""
 GIB: Final = 1 << 30
 """A gibibyte in bytes."""
+_PID_MAX: Final = 2**32 - 1
+"""The largest pid `gpu_process` takes: what a 32-bit unsigned int holds (NVML's pids,
+Windows' process ids; a POSIX pid_t is smaller)."""
 _T = TypeVar("_T")
 
 
@@ -108,6 +111,14 @@ def check_text(text: object) -> str:
 def gpu_process(pid: int, used: int | None) -> GpuProcess:
     """The `GpuProcess` of *pid*, named by psutil where this PID namespace shows it.
 
+    Args:
+        pid: The process id, from 0 (as psutil takes it) to 2**32 - 1.
+        used: The bytes of GPU memory it uses (None: not reported).
+
+    Raises:
+        TypeError: If *pid* is not an int or *used* not an int or None.
+        ValueError: If *pid* is outside 0 to 2**32 - 1, or *used* is negative.
+
     Examples:
         >>> import os
         >>> me = gpu_process(os.getpid(), 1 << 20)
@@ -115,7 +126,23 @@ def gpu_process(pid: int, used: int | None) -> GpuProcess:
         (True, 1048576, True)
         >>> gpu_process(2**22 + 1, None)  # beyond Linux's pid_max: a pid not seen here
         GpuProcess(pid=4194305, used_memory=None, name=None, visible=False)
+        >>> gpu_process(-1, None)
+        Traceback (most recent call last):
+        ...
+        ValueError: pid must be from 0 to 4294967295, got -1
     """
+    if isinstance(pid, bool) or not isinstance(pid, int):
+        msg = f"pid must be an int, got {describe(pid)}"
+        raise TypeError(msg)
+    if not 0 <= pid <= _PID_MAX:
+        msg = f"pid must be from 0 to {_PID_MAX}, got {shown(pid)}"
+        raise ValueError(msg)
+    if used is not None and (isinstance(used, bool) or not isinstance(used, int)):
+        msg = f"used must be an int or None, got {describe(used)}"
+        raise TypeError(msg)
+    if used is not None and used < 0:
+        msg = f"used must be >= 0, got {shown(used)}"
+        raise ValueError(msg)
     try:
         import psutil
 

@@ -4,6 +4,7 @@ own arguments; the backends' answers are tested through devutils.gpu in test_gpu
 from __future__ import annotations
 
 import os
+import re
 import sys
 import threading
 import time
@@ -104,6 +105,44 @@ def test_a_process_is_named_where_it_is_seen() -> None:
     assert me.name
     unseen = gpu_process(2**22 + 1, None)  # past Linux's highest pid
     assert (unseen.name, unseen.visible) == (None, False)
+
+
+@pytest.mark.parametrize(
+    ("pid", "used", "error", "message"),
+    [
+        (True, None, TypeError, "pid must be an int, got bool True"),
+        ("abc", None, TypeError, "pid must be an int, got str 'abc'"),
+        (1.0, None, TypeError, "pid must be an int, got float 1.0"),
+        (-1, None, ValueError, "pid must be from 0 to 4294967295, got -1"),
+        (2**32, None, ValueError, "pid must be from 0 to 4294967295, got 4294967296"),
+        pytest.param(
+            10**5000,
+            None,
+            ValueError,
+            "pid must be from 0 to 4294967295, got <an int",
+            id="10**5000",
+        ),
+        (1, "5", TypeError, "used must be an int or None, got str '5'"),
+        (1, 5.0, TypeError, "used must be an int or None, got float 5.0"),
+        (1, -1, ValueError, "used must be >= 0, got -1"),
+    ],
+)
+def test_a_process_needs_a_pid_and_its_memory(
+    pid: object, used: object, error: type[Exception], message: str
+) -> None:
+    with pytest.raises(error, match=f"^{re.escape(message)}"):
+        gpu_process(pid, used)  # type: ignore[arg-type]
+
+
+@given(st.integers(-(2**40), 2**40), st.none() | st.integers(-(2**40), 2**40))
+def test_a_process_takes_any_pid_a_backend_reports(pid: int, used: int | None) -> None:
+    if 0 <= pid < 2**32 and (used is None or used >= 0):
+        process = gpu_process(pid, used)
+        assert (process.pid, process.used_memory) == (pid, used)
+        assert process.visible == (process.name is not None)
+    else:
+        with pytest.raises(ValueError, match=r"^(pid|used) must be"):
+            gpu_process(pid, used)
 
 
 def test_snapshot_amd_reads_the_trees_it_is_given() -> None:
