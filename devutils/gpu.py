@@ -26,7 +26,16 @@ from typing import Final, NamedTuple
 
 from devutils.gpuamd import snapshot_amd
 from devutils.gpuapple import parse_ioreg, snapshot_apple
-from devutils.gpuinfo import GIB, MIB, GpuInfo, GpuProcess, NoGpuFound, seconds_shown, within
+from devutils.gpuinfo import (
+    GIB,
+    MIB,
+    GpuInfo,
+    GpuProcess,
+    NoGpuFound,
+    check_flag,
+    seconds_shown,
+    within,
+)
 from devutils.gpunvidia import nvml_session, parse_nvidia_smi_csv, snapshot_nvml, snapshot_smi
 from devutils.limits import check_seconds
 
@@ -154,10 +163,7 @@ _SPOKEN: Final = {"nvml": "NVML", "nvidia-smi": "nvidia-smi"}
 
 def _probe(timeout: float, processes: bool, backends: object) -> GpuProbe:
     seconds, names = _timeout_and_backends(timeout, backends)
-    flag: object = processes
-    if not isinstance(flag, bool):
-        msg = f"processes must be a bool, got {type(flag).__name__} {flag!r}"
-        raise TypeError(msg)
+    check_flag("processes", processes)
     deadline = time.monotonic() + seconds
     reasons: dict[str, str] = {}
     gpus: list[GpuInfo] = []

@@ -15,7 +15,7 @@ import re
 import time
 from dataclasses import replace
 
-from devutils.gpuinfo import GIB, MIB, GpuInfo, GpuProcess, NoGpuFound, gpu_process
+from devutils.gpuinfo import GIB, MIB, GpuInfo, GpuProcess, NoGpuFound, check_flag, gpu_process
 
 __all__ = ["snapshot_amd"]
 
@@ -57,6 +57,7 @@ def snapshot_amd(
     Raises:
         NoGpuFound: If there is no DRM folder, or no card of AMD's in it (the message
             lists the cards found and their vendors).
+        TypeError: If *processes* is not a bool.
 
     Examples:
         A tree of one card's files, as the amdgpu driver writes them:
@@ -76,6 +77,7 @@ def snapshot_amd(
         ...
         devutils.gpuinfo.NoGpuFound: no DRM devices (.../class/drm: No such file or directory)
     """
+    check_flag("processes", processes)
     drm = os.path.join(sysfs, "class", "drm")
     try:
         cards = sorted(

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from devutils.gpuinfo import GpuInfo, GpuProcess, NoGpuFound, check_text, run_tool
+from devutils.gpuinfo import GpuInfo, GpuProcess, NoGpuFound, check_flag, check_text, run_tool
 
 __all__ = ["parse_ioreg", "snapshot_apple"]
 
@@ -100,6 +100,7 @@ def snapshot_apple(processes: bool, timeout: float) -> list[GpuInfo]:
         NoGpuFound: If ``ioreg`` is not on PATH (not macOS), fails, times out, or lists
             no accelerator with performance statistics.
         OSError: If it cannot be started.
+        TypeError: If *processes* is not a bool.
 
     Examples:
         Where ``ioreg`` is not on PATH (as on Linux, where the tests run):
@@ -116,6 +117,7 @@ def snapshot_apple(processes: bool, timeout: float) -> list[GpuInfo]:
     """
     import shutil
 
+    check_flag("processes", processes)
     ioreg = shutil.which("ioreg")
     if ioreg is None:
         msg = "ioreg not found on PATH (not macOS)"

@@ -27,6 +27,7 @@ __all__ = [
     "GpuInfo",
     "GpuProcess",
     "NoGpuFound",
+    "check_flag",
     "check_text",
     "gpu_process",
     "run_tool",
@@ -86,6 +87,26 @@ class GpuInfo:
 
 class NoGpuFound(Exception):
     """A backend found no GPU; the message says why (`devutils.gpu.gpu_probe` shows it)."""
+
+
+def check_flag(name: str, value: object) -> bool:
+    """*value*, a backend's switch (as *processes*), if it is a bool.
+
+    Raises:
+        TypeError: If it is not (the message names *name* and the value).
+
+    Examples:
+        >>> check_flag("processes", False)
+        False
+        >>> check_flag("processes", "no")
+        Traceback (most recent call last):
+        ...
+        TypeError: processes must be a bool, got str 'no'
+    """
+    if not isinstance(value, bool):
+        msg = f"{name} must be a bool, got {describe(value)}"
+        raise TypeError(msg)
+    return value
 
 
 def check_text(text: object) -> str:

@@ -22,6 +22,7 @@ from devutils.gpuinfo import (
     GpuInfo,
     GpuProcess,
     NoGpuFound,
+    check_flag,
     check_text,
     gpu_process,
     run_tool,
@@ -122,6 +123,7 @@ def snapshot_smi(timeout: float, processes: bool) -> list[GpuInfo]:
         NoGpuFound: If ``nvidia-smi`` is not on PATH, fails, times out (it is killed
             with its process group) or prints something other than its CSV.
         OSError: If it cannot be started.
+        TypeError: If *processes* is not a bool.
 
     Examples:
         Where ``nvidia-smi`` is not on PATH (as on the machines the tests run on):
@@ -138,6 +140,7 @@ def snapshot_smi(timeout: float, processes: bool) -> list[GpuInfo]:
     """
     import shutil
 
+    check_flag("processes", processes)
     smi = shutil.which("nvidia-smi")
     if smi is None:
         msg = "nvidia-smi not found on PATH"
@@ -211,6 +214,7 @@ def snapshot_nvml(processes: bool) -> list[GpuInfo]:
     Raises:
         ImportError: If ``nvidia-ml-py`` is not installed (the ``[gpu]`` extra).
         pynvml.NVMLError: If NVML cannot start (no driver, no GPU).
+        TypeError: If *processes* is not a bool.
 
     Examples:
         On a machine with one H200 (not run by the tests, which have no GPU):
@@ -218,6 +222,7 @@ def snapshot_nvml(processes: bool) -> list[GpuInfo]:
         >>> [(gpu.name, gpu.backend) for gpu in snapshot_nvml(processes=False)]  # doctest: +SKIP
         [('NVIDIA H200', 'nvml')]
     """
+    check_flag("processes", processes)
     import pynvml
 
     pynvml.nvmlInit()

@@ -829,6 +829,7 @@ def test_an_nvml_start_that_comes_too_late_is_undone(
         ({"backends": b"nvml"}, TypeError),  # "unknown backend 110"
         ({"backends": [1]}, TypeError),
         ({"backends": ()}, ValueError),  # found nothing, and said nothing why
+        ({"processes": 10**5000}, TypeError),  # "Exceeds the limit (4300 digits)"
     ],
 )
 def test_bad_probe_arguments_are_refused(options: dict[str, Any], error: type[Exception]) -> None:

@@ -8,17 +8,47 @@ import re
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from devutils.gpuamd import snapshot_amd
-from devutils.gpuinfo import NoGpuFound, check_text, gpu_process, run_tool, seconds_shown, within
+from devutils.gpuapple import snapshot_apple
+from devutils.gpuinfo import (
+    NoGpuFound,
+    check_flag,
+    check_text,
+    gpu_process,
+    run_tool,
+    seconds_shown,
+    within,
+)
+from devutils.gpunvidia import snapshot_nvml, snapshot_smi
 
 AMD_SYSFS = Path(__file__).parent / "fixtures" / "amd-sysfs"
 AMD_PROC = Path(__file__).parent / "fixtures" / "amd-proc"
+
+
+class BadRepr:
+    """A value whose repr fails: a message that names it must not raise that."""
+
+    def __repr__(self) -> str:
+        raise RuntimeError
+
+
+FLAG_TAKERS: dict[str, Callable[[Any], object]] = {
+    "snapshot_smi": lambda flag: snapshot_smi(5.0, flag),
+    "snapshot_nvml": snapshot_nvml,
+    "snapshot_amd": lambda flag: snapshot_amd(
+        processes=flag, sysfs=str(AMD_SYSFS), procfs=str(AMD_PROC)
+    ),
+    "snapshot_apple": lambda flag: snapshot_apple(flag, 5.0),
+}
+"""Each backend's processes flag, its other arguments fine (its tool absent, or not)."""
 
 
 @given(st.floats(min_value=1e-6, max_value=86400.0))
@@ -164,3 +194,32 @@ def test_check_text_takes_a_str_and_names_anything_else(value: object) -> None:
     else:
         with pytest.raises(TypeError, match=f"^text must be a str, got {type(value).__name__} "):
             check_text(value)
+
+
+@pytest.mark.parametrize("backend", FLAG_TAKERS)
+@pytest.mark.parametrize(
+    ("flag", "shown"),
+    [
+        ("no", "str 'no'"),
+        (0, "int 0"),
+        (1, "int 1"),
+        (None, "NoneType None"),
+        pytest.param(10**5000, "int <an int of about 5001 digits>", id="10**5000"),
+        pytest.param(BadRepr(), "BadRepr <repr failed: RuntimeError>", id="bad-repr"),
+    ],
+)
+def test_every_backends_processes_flag_is_a_bool(backend: str, flag: object, shown: str) -> None:
+    # (A flag taken by its truth listed the processes for "no".)
+    with pytest.raises(TypeError, match=f"^processes must be a bool, got {re.escape(shown)}$"):
+        FLAG_TAKERS[backend](flag)
+
+
+@given(st.booleans() | st.integers() | st.text(max_size=5) | st.none() | st.floats())
+def test_check_flag_takes_a_bool_and_names_anything_else(value: object) -> None:
+    if isinstance(value, bool):
+        assert check_flag("processes", value) is value
+    else:
+        with pytest.raises(
+            TypeError, match=f"^processes must be a bool, got {type(value).__name__} "
+        ):
+            check_flag("processes", value)
