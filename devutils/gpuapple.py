@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from devutils.gpuinfo import GpuInfo, GpuProcess, NoGpuFound, check_flag, check_text, run_tool
+from devutils.limits import check_seconds
 
 __all__ = ["parse_ioreg", "snapshot_apple"]
 
@@ -100,7 +101,8 @@ def snapshot_apple(processes: bool, timeout: float) -> list[GpuInfo]:
         NoGpuFound: If ``ioreg`` is not on PATH (not macOS), fails, times out, or lists
             no accelerator with performance statistics.
         OSError: If it cannot be started.
-        TypeError: If *processes* is not a bool.
+        TypeError: If *processes* is not a bool, or *timeout* not a number.
+        ValueError: If *timeout* is not above 0 and at most a day.
 
     Examples:
         Where ``ioreg`` is not on PATH (as on Linux, where the tests run):
@@ -118,6 +120,7 @@ def snapshot_apple(processes: bool, timeout: float) -> list[GpuInfo]:
     import shutil
 
     check_flag("processes", processes)
+    timeout = check_seconds("timeout", timeout)
     ioreg = shutil.which("ioreg")
     if ioreg is None:
         msg = "ioreg not found on PATH (not macOS)"

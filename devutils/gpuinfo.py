@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
+from devutils.limits import check_seconds
 from devutils.messages import describe, shown
 
 if TYPE_CHECKING:
@@ -211,7 +212,8 @@ def run_tool(
     Args:
         tool: The tool's name, as the reasons show it.
         command: The command line (its first word a path, or a name on PATH).
-        timeout: Seconds the tool may take (a positive number; the callers check it).
+        timeout: Seconds the tool may take: above 0, at most a day
+            (`devutils.limits.check_seconds`).
         hint: A function of the exit status and the output that returns what the
             reason adds for a failure (``""`` for nothing).
 
@@ -219,6 +221,8 @@ def run_tool(
         NoGpuFound: If the tool timed out, was killed by a signal or exited non-zero:
             the message says which, with the first line of its output.
         OSError: If the command cannot be started.
+        TypeError: If *timeout* is not a number.
+        ValueError: If *timeout* is not above 0 and at most a day.
 
     Examples:
         >>> run_tool("echo", ["echo", "GPU 0"], 5.0)
@@ -231,6 +235,7 @@ def run_tool(
     import signal
     import subprocess
 
+    timeout = check_seconds("timeout", timeout)
     # A Ctrl-C inside Popen, after the tool started but before Popen returned, would
     # leave the tool running: Python's handlers wait until the try below can kill it.
     deferred: list[int] = []
@@ -296,6 +301,12 @@ def within(seconds: float, function: Callable[[], _T], what: str) -> _T:
     The function runs in a thread of its own, left to finish when it is given up on:
     an NVML call or a sysfs read cannot be killed. What it raises is raised here.
 
+    Raises:
+        NoGpuFound: If *function* did not answer within *seconds*.
+        TypeError: If *seconds* is not a number.
+        ValueError: If *seconds* is not above 0 and at most a day
+            (`devutils.limits.check_seconds`).
+
     Examples:
         >>> within(5.0, lambda: 42, "the answer")
         42
@@ -305,6 +316,7 @@ def within(seconds: float, function: Callable[[], _T], what: str) -> _T:
         ...
         devutils.gpuinfo.NoGpuFound: a wait did not answer within 0.05 s
     """
+    seconds = check_seconds("seconds", seconds)
     result: list[_T] = []
     error: list[BaseException] = []
 
@@ -328,8 +340,13 @@ def within(seconds: float, function: Callable[[], _T], what: str) -> _T:
 def seconds_shown(value: float) -> str:
     """Seconds as a reason shows them: three digits, or whole seconds past 999.
 
+    Raises:
+        TypeError: If *value* is not a number.
+        ValueError: If it is not above 0 and at most a day (`devutils.limits.check_seconds`).
+
     Examples:
         >>> [seconds_shown(value) for value in (0.3, 12.5, 150.0, 86400.0)]
         ['0.3', '12.5', '150', '86400']
     """
+    value = check_seconds("value", value)
     return f"{value:.3g}" if value < 1000 else f"{value:.0f}"  # noqa: PLR2004 - past 3 digits

@@ -123,7 +123,8 @@ def snapshot_smi(timeout: float, processes: bool) -> list[GpuInfo]:
         NoGpuFound: If ``nvidia-smi`` is not on PATH, fails, times out (it is killed
             with its process group) or prints something other than its CSV.
         OSError: If it cannot be started.
-        TypeError: If *processes* is not a bool.
+        TypeError: If *timeout* is not a number, or *processes* not a bool.
+        ValueError: If *timeout* is not above 0 and at most a day.
 
     Examples:
         Where ``nvidia-smi`` is not on PATH (as on the machines the tests run on):
@@ -140,6 +141,7 @@ def snapshot_smi(timeout: float, processes: bool) -> list[GpuInfo]:
     """
     import shutil
 
+    timeout = check_seconds("timeout", timeout)
     check_flag("processes", processes)
     smi = shutil.which("nvidia-smi")
     if smi is None:

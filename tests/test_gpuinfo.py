@@ -3,6 +3,7 @@ own arguments; the backends' answers are tested through devutils.gpu in test_gpu
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import sys
@@ -49,6 +50,14 @@ FLAG_TAKERS: dict[str, Callable[[Any], object]] = {
     "snapshot_apple": lambda flag: snapshot_apple(flag, 5.0),
 }
 """Each backend's processes flag, its other arguments fine (its tool absent, or not)."""
+TIMEOUT_TAKERS: dict[str, tuple[str, Callable[[Any], object]]] = {
+    "run_tool": ("timeout", lambda timeout: run_tool("true", ["true"], timeout)),
+    "within": ("seconds", lambda seconds: within(seconds, lambda: "", "a call")),
+    "seconds_shown": ("value", seconds_shown),
+    "snapshot_smi": ("timeout", lambda timeout: snapshot_smi(timeout, False)),
+    "snapshot_apple": ("timeout", lambda timeout: snapshot_apple(False, timeout)),
+}
+"""Each function of a timeout: the argument's name, and a call with the others fine."""
 
 
 @given(st.floats(min_value=1e-6, max_value=86400.0))
@@ -223,3 +232,47 @@ def test_check_flag_takes_a_bool_and_names_anything_else(value: object) -> None:
             TypeError, match=f"^processes must be a bool, got {type(value).__name__} "
         ):
             check_flag("processes", value)
+
+
+@pytest.mark.parametrize("taker", TIMEOUT_TAKERS)
+@pytest.mark.parametrize(
+    ("value", "error", "shown"),
+    [
+        (float("nan"), ValueError, "nan"),  # "cannot convert float NaN to integer"
+        (float("inf"), ValueError, "inf"),  # "timestamp out of range"
+        (-1, ValueError, "-1"),  # "timed out after -1 s"
+        (0, ValueError, "0"),
+        (86401, ValueError, "86401"),
+        ("5", TypeError, "str '5'"),  # "unsupported operand type(s)"
+        (None, TypeError, "NoneType None"),
+        (True, TypeError, "bool True"),
+    ],
+)
+def test_every_timeout_is_checked_as_seconds(
+    taker: str, value: object, error: type[Exception], shown: str
+) -> None:
+    name, call = TIMEOUT_TAKERS[taker]
+    wanted = "a number of seconds" if error is TypeError else "a positive number of seconds"
+    with pytest.raises(error, match=f"^{name} must be {wanted}.*, got {re.escape(shown)}$"):
+        call(value)
+
+
+@pytest.mark.parametrize("taker", ["run_tool", "within", "seconds_shown"])
+@given(
+    value=st.floats(allow_nan=True, allow_infinity=True)
+    | st.integers(-(10**30), 10**30)
+    | st.booleans()
+    | st.text(max_size=3)
+    | st.none()
+)
+def test_a_timeout_is_any_number_of_seconds_up_to_a_day(taker: str, value: object) -> None:
+    name, call = TIMEOUT_TAKERS[taker]
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        with pytest.raises(TypeError, match=f"^{name} must be a number of seconds"):
+            call(value)
+    elif not 0 < value <= 86400:
+        with pytest.raises(ValueError, match=f"^{name} must be a positive number of seconds"):
+            call(value)
+    else:
+        with contextlib.suppress(NoGpuFound):  # (true timed out after 1e-300 s)
+            call(value)
