@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
@@ -197,7 +197,7 @@ def _defer_handlers(deferred: list[int]) -> dict[int, Callable[[int, Any], Any]]
 
 def run_tool(
     tool: str,
-    command: list[str],
+    command: Sequence[str],
     timeout: float,
     *,
     hint: Callable[[int, str], str] | None = None,
@@ -221,8 +221,8 @@ def run_tool(
         NoGpuFound: If the tool timed out, was killed by a signal or exited non-zero:
             the message says which, with the first line of its output.
         OSError: If the command cannot be started.
-        TypeError: If *timeout* is not a number.
-        ValueError: If *timeout* is not above 0 and at most a day.
+        TypeError: If *command* is not a sequence of str, or *timeout* not a number.
+        ValueError: If *command* is empty, or *timeout* not above 0 and at most a day.
 
     Examples:
         >>> run_tool("echo", ["echo", "GPU 0"], 5.0)
@@ -235,6 +235,16 @@ def run_tool(
     import signal
     import subprocess
 
+    if (
+        isinstance(command, str | bytes)
+        or not isinstance(command, Sequence)
+        or not all(isinstance(word, str) for word in command)
+    ):
+        msg = f"command must be a sequence of str, got {describe(command)}"
+        raise TypeError(msg)
+    if not command:
+        msg = f"command must name the tool at least, got {shown(command)}"
+        raise ValueError(msg)
     timeout = check_seconds("timeout", timeout)
     # A Ctrl-C inside Popen, after the tool started but before Popen returned, would
     # leave the tool running: Python's handlers wait until the try below can kill it.
@@ -242,7 +252,7 @@ def run_tool(
     handlers = _defer_handlers(deferred)
     try:
         process = subprocess.Popen(
-            command,
+            list(command),
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             stdin=subprocess.DEVNULL,

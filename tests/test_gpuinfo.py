@@ -276,3 +276,24 @@ def test_a_timeout_is_any_number_of_seconds_up_to_a_day(taker: str, value: objec
     else:
         with contextlib.suppress(NoGpuFound):  # (true timed out after 1e-300 s)
             call(value)
+
+
+@pytest.mark.parametrize(
+    ("command", "error", "message"),
+    [
+        ([], ValueError, "command must name the tool at least, got []"),  # an IndexError
+        ("true", TypeError, "command must be a sequence of str, got str 'true'"),
+        (b"true", TypeError, "command must be a sequence of str, got bytes b'true'"),
+        (["sh", 1], TypeError, "command must be a sequence of str, got list ['sh', 1]"),
+        (None, TypeError, "command must be a sequence of str, got NoneType None"),
+    ],
+)
+def test_run_tool_wants_a_command_line(
+    command: object, error: type[Exception], message: str
+) -> None:
+    with pytest.raises(error, match=f"^{re.escape(message)}$"):
+        run_tool("tool", command, 5.0)  # type: ignore[arg-type]
+
+
+def test_run_tool_takes_any_sequence_of_words() -> None:
+    assert run_tool("echo", ("echo", "GPU 0"), 5.0) == "GPU 0\n"
