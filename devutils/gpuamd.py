@@ -16,6 +16,7 @@ import time
 from dataclasses import replace
 
 from devutils.gpuinfo import GIB, MIB, GpuInfo, GpuProcess, NoGpuFound, check_flag, gpu_process
+from devutils.messages import describe
 
 __all__ = ["snapshot_amd"]
 
@@ -45,8 +46,8 @@ def _read_int(path: str) -> int | None:
 def snapshot_amd(
     *,
     processes: bool = True,
-    sysfs: str = "/sys",
-    procfs: str = "/proc",
+    sysfs: str | os.PathLike[str] = "/sys",
+    procfs: str | os.PathLike[str] = "/proc",
     deadline: float | None = None,
 ) -> list[GpuInfo]:
     """Every DRM card of AMD's, read from ``{sysfs}/class/drm/cardN/device`` (a file a
@@ -57,7 +58,8 @@ def snapshot_amd(
     Raises:
         NoGpuFound: If there is no DRM folder, or no card of AMD's in it (the message
             lists the cards found and their vendors).
-        TypeError: If *processes* is not a bool.
+        TypeError: If *processes* is not a bool, *sysfs* or *procfs* not a str or a path,
+            or *deadline* not a number or None.
 
     Examples:
         A tree of one card's files, as the amdgpu driver writes them:
@@ -78,6 +80,12 @@ def snapshot_amd(
         devutils.gpuinfo.NoGpuFound: no DRM devices (.../class/drm: No such file or directory)
     """
     check_flag("processes", processes)
+    sysfs, procfs = _check_tree("sysfs", sysfs), _check_tree("procfs", procfs)
+    if deadline is not None and (
+        isinstance(deadline, bool) or not isinstance(deadline, int | float)
+    ):
+        msg = f"deadline must be a time.monotonic() time or None, got {describe(deadline)}"
+        raise TypeError(msg)
     drm = os.path.join(sysfs, "class", "drm")
     try:
         cards = sorted(
@@ -103,6 +111,15 @@ def snapshot_amd(
         by_slot = _amd_processes(procfs, deadline)
         gpus = [replace(gpu, processes=tuple(by_slot.get(gpu.uuid, ()))) for gpu in gpus]
     return gpus
+
+
+def _check_tree(name: str, value: object) -> str:
+    """*value*, the folder of a tree (a str or a path), as a str."""
+    path = os.fspath(value) if isinstance(value, os.PathLike) else value
+    if not isinstance(path, str):
+        msg = f"{name} must be a str or a path, got {describe(value)}"
+        raise TypeError(msg)
+    return path
 
 
 def _amd_card(number: int, device: str) -> GpuInfo:

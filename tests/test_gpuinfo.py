@@ -297,3 +297,26 @@ def test_run_tool_wants_a_command_line(
 
 def test_run_tool_takes_any_sequence_of_words() -> None:
     assert run_tool("echo", ("echo", "GPU 0"), 5.0) == "GPU 0\n"
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"sysfs": None}, "sysfs must be a str or a path, got NoneType None"),  # os's TypeError
+        ({"sysfs": b"/sys"}, "sysfs must be a str or a path, got bytes b'/sys'"),
+        ({"procfs": None}, "procfs must be a str or a path, got NoneType None"),  # read the cwd
+        ({"procfs": 5}, "procfs must be a str or a path, got int 5"),
+        ({"deadline": "soon"}, "deadline must be a time.monotonic() time or None, got str 'soon'"),
+        ({"deadline": True}, "deadline must be a time.monotonic() time or None, got bool True"),
+    ],
+)
+def test_snapshot_amd_wants_folders_and_a_deadline(options: dict[str, Any], message: str) -> None:
+    trees = {"sysfs": str(AMD_SYSFS), "procfs": str(AMD_PROC)}
+    with pytest.raises(TypeError, match=f"^{re.escape(message)}$"):
+        snapshot_amd(**(trees | options))
+
+
+def test_snapshot_amd_takes_its_trees_as_paths() -> None:
+    assert snapshot_amd(sysfs=AMD_SYSFS, procfs=AMD_PROC) == snapshot_amd(
+        sysfs=str(AMD_SYSFS), procfs=str(AMD_PROC)
+    )
