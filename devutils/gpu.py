@@ -38,6 +38,7 @@ from devutils.gpuinfo import (
 )
 from devutils.gpunvidia import nvml_session, parse_nvidia_smi_csv, snapshot_nvml, snapshot_smi
 from devutils.limits import check_seconds
+from devutils.messages import describe, shown
 
 __all__ = [
     "BACKENDS",
@@ -91,14 +92,14 @@ def _timeout_and_backends(timeout: object, backends: object) -> tuple[float, tup
         or not isinstance(backends, Sequence)
         or not all(isinstance(name, str) for name in backends)
     ):
-        msg = f"backends must be a sequence of backend names, got {backends!r}"
+        msg = f"backends must be a sequence of backend names, got {describe(backends)}"
         raise TypeError(msg)
     if not backends:
         msg = f"backends must name one backend at least: {', '.join(BACKENDS)}"
         raise ValueError(msg)
     unknown = [name for name in backends if name not in BACKENDS]
     if unknown:
-        msg = f"unknown backend {unknown[0]!r}: the backends are {', '.join(BACKENDS)}"
+        msg = f"unknown backend {shown(unknown[0])}: the backends are {', '.join(BACKENDS)}"
         raise ValueError(msg)
     return seconds, tuple(dict.fromkeys(backends))
 

@@ -22,6 +22,14 @@ from devutils.gpu import gpu_probe, gpu_snapshot, parse_ioreg, parse_nvidia_smi_
 if TYPE_CHECKING:
     from tests.conftest import Cli, FakePynvml, FakeSmi
 
+
+class BadRepr:
+    """A value whose repr fails: a message that names it must not raise that."""
+
+    def __repr__(self) -> str:
+        raise RuntimeError
+
+
 FIXTURES = Path(__file__).parent / "fixtures" / "nvidia-smi"
 MIB = 2**20
 H200_PROCESSES = [(10291, 2566 * MIB), (10293, 1542 * MIB), (10309, 28234 * MIB)]
@@ -830,6 +838,9 @@ def test_an_nvml_start_that_comes_too_late_is_undone(
         ({"backends": [1]}, TypeError),
         ({"backends": ()}, ValueError),  # found nothing, and said nothing why
         ({"processes": 10**5000}, TypeError),  # "Exceeds the limit (4300 digits)"
+        ({"backends": [10**5000]}, TypeError),  # the same
+        ({"backends": [BadRepr()]}, TypeError),  # the repr's own error
+        ({"backends": BadRepr()}, TypeError),
     ],
 )
 def test_bad_probe_arguments_are_refused(options: dict[str, Any], error: type[Exception]) -> None:
