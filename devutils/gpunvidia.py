@@ -178,7 +178,7 @@ def snapshot_smi(timeout: float, processes: bool) -> list[GpuInfo]:
     remaining = max(0.1, deadline - time.monotonic())
     try:  # the GPUs are read: a process query that fails (as NVML's may) lists none
         by_uuid = _smi_processes(smi, remaining)
-    except (NoGpuFound, ValueError, OSError):
+    except (NoGpuFound, ValueError, OverflowError, OSError):  # (OverflowError: a 1e400 pid)
         return gpus
     return [replace(gpu, processes=tuple(by_uuid.get(gpu.uuid, ()))) for gpu in gpus]
 

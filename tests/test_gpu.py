@@ -94,6 +94,26 @@ def test_gpus_are_kept_when_the_process_query_fails(fake_smi: FakeSmi, apps: str
     assert len(fake_smi.calls()) == 2
 
 
+@pytest.mark.parametrize(
+    "row",
+    [
+        f"GPU-x, {'9' * 400}, 5",  # a pid past a float: an OverflowError lost the GPUs
+        f"GPU-x, 7, {'9' * 400}",  # the same for its memory
+        "GPU-x, -5, 5",  # not a pid: GpuProcess(pid=-5)
+        f"GPU-x, {2**32}, 5",
+    ],
+)
+def test_gpus_are_kept_when_a_process_row_is_garbage(
+    fake_smi: FakeSmi, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, row: str
+) -> None:
+    fake_smi.serve("h200__590.48.01__load__query-gpu.csv")
+    apps = tmp_path / "apps.csv"
+    apps.write_text(f"gpu_uuid, pid, used_gpu_memory [MiB]\n{row}\n")
+    monkeypatch.setenv("FAKE_SMI_APPS", str(apps))
+    (gpu,) = gpu_snapshot(backends=["nvidia-smi"])
+    assert (gpu.name, gpu.processes) == ("NVIDIA H200", ())
+
+
 def test_mig_utilization_is_none(fake_smi: FakeSmi, monkeypatch: pytest.MonkeyPatch) -> None:
     fake_smi.serve(
         "h200-mig__590.48.01__load__query-gpu.csv",
