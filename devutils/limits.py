@@ -12,6 +12,8 @@ Examples:
     True
 """
 
+from devutils.messages import describe, shown
+
 __all__ = ["MAX_INT", "MAX_SECONDS", "check_seconds"]
 
 MAX_INT = 2**63 - 1
@@ -35,9 +37,9 @@ def check_seconds(name: str, value: object) -> float:
         ValueError: timeout must be a positive number of seconds up to 86400, got 0
     """
     if isinstance(value, bool) or not isinstance(value, int | float):
-        msg = f"{name} must be a number of seconds, got {type(value).__name__} {value!r:.40}"
+        msg = f"{name} must be a number of seconds, got {describe(value, 40)}"
         raise TypeError(msg)
     if not 0 < value <= MAX_SECONDS:
         msg = f"{name} must be a positive number of seconds up to {MAX_SECONDS}, got "
-        raise ValueError(msg + f"{value!r:.40}")
+        raise ValueError(msg + shown(value, 40))
     return float(value)

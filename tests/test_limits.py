@@ -41,3 +41,9 @@ def test_check_seconds_refuses_what_is_no_number(value: object) -> None:
 
 def test_the_library_and_the_command_line_use_the_one_day() -> None:
     assert common.SECONDS_MAX == MAX_SECONDS
+
+
+def test_check_seconds_names_an_int_past_4300_digits() -> None:
+    # (its repr raised "Exceeds the limit (4300 digits)" while the message was built)
+    with pytest.raises(ValueError, match=r"^timeout must be a positive .* got <an int of about"):
+        check_seconds("timeout", 10**5000)
