@@ -28,7 +28,9 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from typing import Final, Literal, NamedTuple
 
+from devutils.messages import describe, shown
 from devutils.textengines import (
+    SURROGATES,
     Automaton,
     FoldsLonger,
     Found,
@@ -118,13 +120,15 @@ class Search:
         engine: Engine = "auto",
         replacements: Sequence[str] | Callable[[int, str], str] | None = None,
     ) -> None:
-        if engine not in ("auto", "re", "automaton", "overlapping"):
-            msg = f"engine must be 'auto', 're', 'automaton' or 'overlapping', got {engine!r}"
-            raise ValueError(msg)
+        keys = _checked_keys(keys, _checked_flag("ignore_case", ignore_case))
+        _checked_flag("whole_words", whole_words)
+        if not isinstance(engine, str) or engine not in ("auto", "re", "automaton", "overlapping"):
+            msg = f"engine must be 'auto', 're', 'automaton' or 'overlapping', got {shown(engine)}"
+            raise (ValueError if isinstance(engine, str) else TypeError)(msg)
+        _check_replacements(replacements, len(keys))
         if engine == "re" and ignore_case:
             msg = "engine 're' does not fold case: use 'auto', 'automaton' or 'overlapping'"
             raise ValueError(msg)
-        keys = [key.casefold() for key in keys] if ignore_case else list(keys)
         self._keys = keys
         self.max_match_length = max(map(len, keys), default=0)
         """The most characters of text one match can cover (0 without keys)."""
@@ -150,6 +154,8 @@ class Search:
         in the text's positions; the characters before *pos* are context, as in
         `re.Pattern.finditer`. *text* is a str and *pos* in ``0..len(text)``
         (`devutils.text.Replacer.iter_matches` checks both)."""
+        if type(text) is not str or type(pos) is not int or not 0 <= pos <= len(text):
+            _check_text_and_pos(text, pos)
         windows = self._windows(text, pos, replacing=False)
         return itertools.chain.from_iterable(window.in_text() for window in windows)
 
@@ -163,6 +169,8 @@ class Search:
         if self._plain is None and self._render is None:
             msg = "subn needs a Search built with replacements"
             raise TypeError(msg)
+        if type(text) is not str:
+            _check_text_and_pos(text, 0)
         pattern = self._pattern
         # The re pattern's own subn where it applies to the whole text (inline for the
         # short texts, which every call on a short text asks).
@@ -277,6 +285,71 @@ class Search:
             windows.append(window.cut(cut - position))
             position = max(cut, position + windows[-1].covered)
         return windows
+
+
+def _checked_flag(name: str, value: object) -> bool:
+    if not isinstance(value, bool):
+        msg = f"{name} must be a bool, got {describe(value)}"
+        raise TypeError(msg)
+    return value
+
+
+def _checked_keys(keys: object, ignore_case: bool) -> list[str]:
+    """*keys* as a list (case-folded with *ignore_case*), if they are what `Search` takes.
+    (Checked over all the keys at once, as a Replacer of many keys builds one each time.)"""
+    if isinstance(keys, str) or not isinstance(keys, Sequence):
+        msg = f"keys must be a sequence of str (a list or a tuple), got {describe(keys)}"
+        raise TypeError(msg)
+    if not set(map(type, keys)) <= {str}:
+        for key in keys:
+            if not isinstance(key, str):
+                msg = f"keys must be str, got {describe(key)}"
+                raise TypeError(msg)
+        keys = [str(key) for key in keys]  # (str subclasses)
+    checked = [key.casefold() for key in keys] if ignore_case else list(keys)
+    distinct = set(checked)
+    if "" in distinct or SURROGATES.search("".join(checked)):
+        key = next(key for key in checked if not key or SURROGATES.search(key))
+        msg = f"keys must be non-empty and without lone surrogates, got {key!r}"
+        raise ValueError(msg)
+    if len(distinct) != len(checked):
+        seen: set[str] = set()
+        for key in checked:
+            if key in seen:
+                folded = " (case-folded)" if ignore_case else ""
+                msg = f"keys must be distinct, got {key!r}{folded} twice"
+                raise ValueError(msg)
+            seen.add(key)
+    return checked
+
+
+def _check_replacements(replacements: object, keys: int) -> None:
+    if replacements is None or callable(replacements):
+        return
+    if isinstance(replacements, str) or not isinstance(replacements, Sequence):
+        given = describe(replacements)
+        msg = f"replacements must be a sequence of str, a function or None, got {given}"
+        raise TypeError(msg)
+    if len(replacements) != keys:
+        msg = f"replacements must be one for each key ({keys}), got {len(replacements)}"
+        raise ValueError(msg)
+    for replacement in replacements:
+        if not isinstance(replacement, str):
+            msg = f"replacements must be str, got {describe(replacement)}"
+            raise TypeError(msg)
+
+
+def _check_text_and_pos(text: object, pos: object) -> None:
+    """The errors of `Search.finditer` for a *text* that is not a str or a *pos* outside it."""
+    if not isinstance(text, str):
+        msg = f"text must be str, got {describe(text)}"
+        raise TypeError(msg)
+    if isinstance(pos, bool) or not isinstance(pos, int):
+        msg = f"pos must be an int, got {describe(pos)}"
+        raise TypeError(msg)
+    if not 0 <= pos <= len(text):
+        msg = f"pos must be between 0 and len(text) = {len(text)}, got {shown(pos)}"
+        raise ValueError(msg)
 
 
 def _cuts_around(positions: list[int], keep: int) -> list[tuple[int, bool]]:

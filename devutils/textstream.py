@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Final, Protocol
 
-from devutils.messages import describe
+from devutils.messages import describe, shown
 
 __all__ = [
     "DEFAULT_CHUNK",
@@ -75,10 +75,10 @@ def check_chunk_size(chunk_size: object) -> int:
         msg = f"chunk_size must be an int, got {describe(chunk_size)}"
         raise TypeError(msg)
     if chunk_size < 1:
-        msg = f"chunk_size must be positive, got {chunk_size}"
+        msg = f"chunk_size must be positive, got {shown(chunk_size)}"
         raise ValueError(msg)
     if chunk_size > MAX_CHUNK:
-        msg = f"chunk_size must be at most {MAX_CHUNK} (MAX_CHUNK), got {chunk_size}"
+        msg = f"chunk_size must be at most {MAX_CHUNK} (MAX_CHUNK), got {shown(chunk_size)}"
         raise ValueError(msg)
     return chunk_size
 
@@ -102,10 +102,11 @@ class StreamReplacer:
     written).
 
     Raises:
-        TypeError: If *replacer* has no ``iter_matches`` and ``max_match_length``, or a
-            piece fed is not a str.
-        ValueError: If text is fed, or `finish` called, after `finish` (the output is
-            complete: start a new stream for more text).
+        TypeError: If *replacer* has no ``iter_matches`` and ``max_match_length`` (an int,
+            not a bool), or a piece fed is not a str.
+        ValueError: If *replacer*'s ``max_match_length`` is below 0, or text is fed, or
+            `finish` called, after `finish` (the output is complete: start a new stream
+            for more text).
 
     Examples:
         >>> from devutils.text import Replacer
@@ -120,11 +121,17 @@ class StreamReplacer:
 
     def __init__(self, replacer: Matcher) -> None:
         given: object = replacer
-        if not callable(getattr(given, "iter_matches", None)) or not isinstance(
-            getattr(given, "max_match_length", None), int
+        longest = getattr(given, "max_match_length", None)
+        if (
+            not callable(getattr(given, "iter_matches", None))
+            or isinstance(longest, bool)
+            or not isinstance(longest, int)
         ):
             msg = f"replacer must be a Replacer, got {describe(given)}"
             raise TypeError(msg)
+        if longest < 0:
+            msg = f"replacer's max_match_length must be >= 0, got {shown(longest)}"
+            raise ValueError(msg)
         self._replacer = replacer
         self._keep = replacer.max_match_length + 1
         # Where no match can hold a "\n" (a Replacer's spans_lines tells), the text up to

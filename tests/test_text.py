@@ -754,6 +754,29 @@ def test_a_matcher_that_does_not_say_keeps_back_its_longest_match() -> None:
     assert stream.feed("c") + stream.finish() == "aX"
 
 
+class _Longest:
+    def __init__(self, longest: Any) -> None:
+        self.max_match_length: Any = longest
+
+    def iter_matches(self, text: str, pos: int = 0) -> Iterator[tuple[int, int, str]]:
+        return iter(())
+
+
+def test_a_matcher_says_a_length_that_can_be() -> None:
+    # -5 was an IndexError on the first feed; True was taken for 1
+    with pytest.raises(ValueError, match=r"^replacer's max_match_length must be >= 0, got -5"):
+        StreamReplacer(_Longest(-5))
+    with pytest.raises(TypeError, match=r"^replacer must be a Replacer, got _Longest"):
+        StreamReplacer(_Longest(True))
+    stream = StreamReplacer(_Longest(0))
+    assert stream.feed("abc") + stream.finish() == "abc"
+
+
+def test_a_chunk_size_past_4300_digits_is_named_by_its_size() -> None:
+    with pytest.raises(ValueError, match=r"^chunk_size must be at most .* got <an int of about"):
+        replace_stream(Replacer({"a": "b"}), io.StringIO("a"), io.StringIO(), chunk_size=10**5000)
+
+
 def test_chunk_size_must_be_positive() -> None:
     with pytest.raises(ValueError, match="chunk_size must be positive, got 0"):
         replace_stream(Replacer({"a": "b"}), io.StringIO("a"), io.StringIO(), chunk_size=0)

@@ -307,6 +307,43 @@ def test_an_unknown_engine_is_named() -> None:
         Search(["a"], ignore_case=True, engine="re")
 
 
+@pytest.mark.parametrize(
+    ("call", "error", "message"),
+    [
+        # "ab" searched for "a" and "b"; [1]: "object of type 'int' has no len()"
+        (lambda: Search("ab"), TypeError, "keys must be a sequence of str (a list or a tuple)"),
+        (lambda: Search([1]), TypeError, "keys must be str, got int 1"),  # type: ignore[list-item]
+        # ahocorasick_rs: "You passed in an empty string as a pattern"
+        (lambda: Search(["", "a"]), ValueError, "keys must be non-empty and without lone"),
+        (lambda: Search(["a\udc80"]), ValueError, "keys must be non-empty and without lone"),
+        (lambda: Search(["a", "a"]), ValueError, "keys must be distinct, got 'a' twice"),
+        (
+            lambda: Search(["A", "a"], ignore_case=True),
+            ValueError,
+            "keys must be distinct, got 'a' (case-folded) twice",
+        ),
+        (lambda: Search(["a"], ignore_case="yes"), TypeError, "ignore_case must be a bool"),  # type: ignore[arg-type]
+        (lambda: Search(["a"], whole_words=1), TypeError, "whole_words must be a bool"),  # type: ignore[arg-type]
+        (lambda: Search(["a"], engine=None), TypeError, "engine must be 'auto', 're'"),  # type: ignore[arg-type]
+        # an IndexError from subn
+        (lambda: Search(["a", "b"], replacements=["x"]), ValueError, "replacements must be one"),
+        (lambda: Search(["a"], replacements="x"), TypeError, "replacements must be a sequence"),
+        (lambda: Search(["a"], replacements=[1]), TypeError, "replacements must be str, got int"),  # type: ignore[list-item]
+        (lambda: Search(["a"]).finditer(b"abc"), TypeError, "text must be str, got bytes"),  # type: ignore[arg-type]
+        (lambda: Search(["a"]).finditer("abc", 10), ValueError, "pos must be between 0 and"),
+        (lambda: Search(["a"]).finditer("abc", -1), ValueError, "pos must be between 0 and"),
+        (lambda: Search(["a"]).finditer("abc", 1.0), TypeError, "pos must be an int, got float"),  # type: ignore[arg-type]
+        (lambda: Search(["a"], replacements=["b"]).subn(b"a"), TypeError, "text must be str"),  # type: ignore[arg-type]
+    ],
+)
+def test_bad_arguments_are_named(
+    call: Callable[[], object], error: type[Exception], message: str
+) -> None:
+    with pytest.raises(error) as caught:
+        call()
+    assert str(caught.value).startswith(message)
+
+
 def test_no_keys_find_nothing() -> None:
     assert list(Search([]).finditer("abc")) == []
     assert Search([]).max_match_length == 0
