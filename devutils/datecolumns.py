@@ -658,6 +658,8 @@ def _steps(n: Any, length: int) -> Any:
     if len(steps) != length:
         msg = f"d and n must have the same length, got {length} and {len(steps)}"
         raise ValueError(msg)
+    if steps.dtype == object and all(type(step) is int for step in steps):  # past int64
+        steps = np.array([max(-limit, min(limit, step)) for step in steps], dtype=np.int64)
     if steps.dtype.kind not in "iu" and len(steps):  # ([] is float64 in numpy)
         given = str(getattr(n, "dtype", steps.dtype))  # Int64 with nulls: float64 in numpy
         nulls = given != str(steps.dtype) and steps.dtype.kind == "f" and np.isnan(steps).any()

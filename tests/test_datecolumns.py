@@ -956,6 +956,17 @@ def test_an_n_that_is_no_column_is_a_type_error(n: Any) -> None:
         add_months(np.array(["2024-01-31"], dtype="datetime64[D]"), n)
 
 
+def test_a_list_of_n_past_int64_is_outside_the_years_as_one_n_is() -> None:
+    # numpy holds 10**30 as an object: "n must hold ints, got a column of object"
+    column = np.array(["2024-01-31", "2024-03-31"], dtype="datetime64[D]")
+    with pytest.raises(DateRangeError, match=r"at position 0: 2024-01-31 \+ 10{30} months"):
+        add_months(column, np.array([10**30, 1], dtype=object))
+    with pytest.raises(DateRangeError, match=r"at position 1: 2024-03-31 \+ -10{30} months"):
+        add_months(column, np.array([1, -(10**30)], dtype=object))
+    with pytest.raises(DateRangeError):
+        add_months(column, 10**30)
+
+
 def test_an_empty_n_is_a_column_of_no_steps() -> None:
     # [] is float64 to numpy: "n must hold ints", beside an empty column or one of one row
     empty, no_steps = np.array([], dtype="datetime64[D]"), np.array([])
