@@ -77,6 +77,9 @@ class DeviceCounters(Mapping[str, tuple[int, int]]):
 
     A read-only mapping of name -> (first, second) x *unit*, for `Snapshot.disks` and
     `Snapshot.nics`; kept as lists so that `compute_rates` subtracts whole lists in C.
+
+    Raises:
+        ValueError: If *first* or *second* does not hold one counter per name.
     """
 
     __slots__ = ("first", "names", "second", "unit")
@@ -84,6 +87,12 @@ class DeviceCounters(Mapping[str, tuple[int, int]]):
     def __init__(
         self, names: tuple[str, ...], first: list[int], second: list[int], unit: int = 1
     ) -> None:
+        if len(first) != len(names) or len(second) != len(names):
+            msg = (
+                f"first and second must hold one counter per name, got {len(names)} names, "
+                f"{len(first)} and {len(second)} counters"
+            )
+            raise ValueError(msg)
         self.names = names
         self.first = first  # in *unit*s: /proc/diskstats counts 512-byte sectors
         self.second = second

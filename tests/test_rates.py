@@ -39,6 +39,42 @@ def test_device_counters_is_a_read_only_mapping() -> None:
     assert repr(pairs) == "{'sda': (1, 3), 'lo': (2, 4)}"
 
 
+@pytest.mark.parametrize(
+    ("names", "first", "second"),
+    [(("a", "b"), [1], [2, 3]), (("a", "b"), [1, 2], [3]), (("a",), [1, 2], [3, 4]), ((), [1], [])],
+)
+def test_device_counters_hold_one_counter_per_name(
+    names: tuple[str, ...], first: list[int], second: list[int]
+) -> None:
+    # DeviceCounters(("a", "b"), [1], [2])["b"] raised IndexError, on reading
+    with pytest.raises(ValueError, match="first and second must hold one counter per name"):
+        DeviceCounters(names, first, second)
+
+
+@given(
+    st.lists(st.text(max_size=4), unique=True, max_size=6),
+    st.integers(-1, 1),
+    st.integers(-1, 1),
+    st.data(),
+)
+def test_device_counters_are_built_of_one_pair_per_name(
+    names: list[str], first_extra: int, second_extra: int, data: st.DataObject
+) -> None:
+    def counters(extra: int) -> list[int]:
+        size = max(len(names) + extra, 0)
+        return data.draw(st.lists(st.integers(0, 2**64), min_size=size, max_size=size))
+
+    first, second = counters(first_extra), counters(second_extra)
+    if len(first) == len(second) == len(names):
+        pairs = DeviceCounters(tuple(names), first, second, 512)
+        assert pairs == {
+            n: (a * 512, b * 512) for n, a, b in zip(names, first, second, strict=True)
+        }
+    else:
+        with pytest.raises(ValueError, match="first and second must hold one counter per name"):
+            DeviceCounters(tuple(names), first, second)
+
+
 LINUX = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc is Linux's")
 
 
