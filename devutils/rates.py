@@ -295,6 +295,21 @@ def _cpu_rates(old: Sequence[float], new: Sequence[float]) -> dict[str, float | 
     return {name: _percent(part, total) for name, part in parts.items()}
 
 
+def _device_names(argument: str, value: object) -> tuple[str, ...]:
+    """The devices *value* names, as a tuple (a set or a generator too, read once).
+
+    Raises:
+        TypeError: If *value* is a str or bytes (whose characters are no names), is not
+            iterable or holds a name that is not a str; *argument* names it.
+    """
+    if isinstance(value, Iterable) and not isinstance(value, str | bytes):
+        names = tuple(value)
+        if all(isinstance(name, str) for name in names):
+            return names
+    msg = f"{argument} must be a sequence of names, got {value!r:.80}"
+    raise TypeError(msg)
+
+
 def compute_rates(
     before: Snapshot,
     after: Snapshot,
@@ -307,6 +322,10 @@ def compute_rates(
     Its ``disks`` and ``nics`` hold the rates of the devices *disks* and *nics* name, by
     name. See `devutils.system.compute_sample`.
 
+    Raises:
+        TypeError: If *disks* or *nics* is not a sequence of names (a str is one name's
+            letters: ``["sda"]``, not ``"sda"``).
+
     Examples:
         >>> before = Snapshot(0.0, 100.0, cpu=(10, 0, 5, 80, 5, 0, 0, 0), system=(1000, 500))
         >>> after = Snapshot(2.0, 102.0, cpu=(12, 0, 6, 81, 5, 1, 0, 0), system=(1400, 900))
@@ -314,6 +333,7 @@ def compute_rates(
         >>> rates.usr, rates.sys, rates.idl, rates.interrupts
         (60.0, 20.0, 20.0, 200.0)
     """
+    disks, nics = _device_names("disks", disks), _device_names("nics", nics)
     elapsed = after.monotonic - before.monotonic
     values: dict[str, Any] = {}
     missing = tuple(
@@ -621,20 +641,13 @@ class CounterSampler:
         mem: bool = False,
         readers: Mapping[str, Callable[[], Any]] | None = None,
     ) -> None:
-        chosen_names: dict[str, tuple[str, ...]] = {}
-        for name, value in (("disks", disks), ("nics", nics)):
-            names: object = value
-            if isinstance(names, Iterable) and not isinstance(names, str | bytes):
-                chosen_names[name] = tuple(names)  # (a set or a generator too, read once)
-            if name not in chosen_names or not all(isinstance(v, str) for v in chosen_names[name]):
-                msg = f"{name} must be a sequence of names, got {value!r:.80}"
-                raise TypeError(msg)
+        chosen_disks, chosen_nics = _device_names("disks", disks), _device_names("nics", nics)
         flag: object = mem
         if not isinstance(flag, bool):
             msg = f"mem must be a bool, got {flag!r}"
             raise TypeError(msg)
-        self.disks = chosen_names["disks"]
-        self.nics = chosen_names["nics"]
+        self.disks = chosen_disks
+        self.nics = chosen_nics
         self.mem = mem
         given: object = {} if readers is None else readers
         if not isinstance(given, Mapping):

@@ -68,6 +68,10 @@ def compute_sample(
     (see `DISK_FILTER`, `NIC_FILTER`) that exist in both snapshots. Rates divide by the
     measured elapsed time; none is negative or infinite.
 
+    Raises:
+        TypeError: If *disks* or *nics* is not a sequence of names (a str is one name's
+            letters: ``["sda"]``, not ``"sda"``), as `Sampler` refuses it.
+
     Examples:
         >>> a = Snapshot(0.0, 100.0, cpu=(10, 0, 5, 80, 5, 0, 0, 0), system=(1000, 500))
         >>> b = Snapshot(2.0, 102.0, cpu=(12, 0, 6, 81, 5, 1, 0, 0), system=(1400, 900))

@@ -113,6 +113,49 @@ def test_totals_use_the_filters_and_per_device_dicts() -> None:
     assert (s.nics["lo"].recv, s.nics["total"].send) == (700.0, 20.0)
 
 
+BEFORE = Snapshot(0.0, 0.0, disks={"sda": (0, 0), "sdb": (0, 0)}, nics={"eth0": (0, 0)})
+AFTER = Snapshot(1.0, 1.0, disks={"sda": (10, 20), "sdb": (30, 40)}, nics={"eth0": (5, 6)})
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"disks": "sda"}, "disks must be a sequence of names, got 'sda'"),
+        ({"disks": b"sda"}, "disks must be a sequence of names, got b'sda'"),
+        ({"disks": [1]}, r"disks must be a sequence of names, got \[1\]"),
+        ({"disks": ["sda", None]}, r"disks must be a sequence of names, got \['sda', None\]"),
+        ({"disks": None}, "disks must be a sequence of names, got None"),
+        ({"nics": "eth0"}, "nics must be a sequence of names, got 'eth0'"),
+        ({"nics": 5}, "nics must be a sequence of names, got 5"),
+    ],
+)
+def test_compute_sample_refuses_names_that_are_not_a_sequence_of_str(
+    options: dict[str, object], message: str
+) -> None:
+    # "sda" was read as the names 's', 'd' and 'a', and [1] as a name: disks was {}, silently
+    with pytest.raises(TypeError, match=message):
+        compute_sample(BEFORE, AFTER, **options)  # type: ignore[arg-type]
+
+
+@given(
+    names=st.lists(st.sampled_from(["sda", "sdb", "sdz", "total", "eth0"]), max_size=6),
+    kind=st.sampled_from([list, tuple, set, iter, dict.fromkeys]),
+)
+def test_compute_sample_takes_any_iterable_of_names(names: list[str], kind: Any) -> None:
+    # The names the Sampler takes (a set or a generator too), and only those in both snapshots
+    s = compute_sample(BEFORE, AFTER, disks=kind(names), nics=kind(names))
+    assert set(s.disks) == set(names) & {"sda", "sdb", "total"}
+    assert set(s.nics) == set(names) & {"eth0", "total"}
+    if "sdb" in names:
+        assert s.disks["sdb"] == (30.0, 40.0)
+
+
+@given(name=st.text(max_size=8))
+def test_compute_sample_refuses_any_str_of_names(name: str) -> None:
+    with pytest.raises(TypeError, match="disks must be a sequence of names"):
+        compute_sample(BEFORE, AFTER, disks=name)
+
+
 def test_disappearing_and_appearing_devices_and_resets() -> None:
     before = Snapshot(
         0.0, 0.0, disks={"sda": (1000, 1000), "sdb": (5, 5)}, nics={"eth0": (900, 900)}
