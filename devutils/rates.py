@@ -23,6 +23,8 @@ from operator import sub
 from types import MappingProxyType
 from typing import Any, Final, NamedTuple
 
+from devutils.messages import describe, shown
+
 __all__ = [
     "DISK_FILTER",
     "GROUPS",
@@ -310,6 +312,21 @@ def _device_names(argument: str, value: object) -> tuple[str, ...]:
     raise TypeError(msg)
 
 
+def _check_snapshot(argument: str, snapshot: object) -> None:
+    """Refuse a *snapshot* that is not a `Snapshot`, or whose ``monotonic`` is not a
+    finite number of seconds; *argument* names it."""
+    if not isinstance(snapshot, Snapshot):
+        msg = f"{argument} must be a Snapshot, got {describe(snapshot)}"
+        raise TypeError(msg)
+    clock: object = snapshot.monotonic
+    if isinstance(clock, bool) or not isinstance(clock, int | float):
+        msg = f"{argument}.monotonic must be a number of seconds, got {describe(clock)}"
+        raise TypeError(msg)
+    if not -math.inf < clock < math.inf:  # (NaN fails too; no float(): an int may be huge)
+        msg = f"{argument}.monotonic must be finite, got {shown(clock)}"
+        raise ValueError(msg)
+
+
 def compute_rates(
     before: Snapshot,
     after: Snapshot,
@@ -323,8 +340,10 @@ def compute_rates(
     name. See `devutils.system.compute_sample`.
 
     Raises:
-        TypeError: If *disks* or *nics* is not a sequence of names (a str is one name's
-            letters: ``["sda"]``, not ``"sda"``).
+        TypeError: If *before* or *after* is not a `Snapshot`, or *disks* or *nics* is not
+            a sequence of names (a str is one name's letters: ``["sda"]``, not ``"sda"``).
+        ValueError: If *after* was taken before *before* (its ``monotonic`` is less), or
+            either's ``monotonic`` is not finite.
 
     Examples:
         >>> before = Snapshot(0.0, 100.0, cpu=(10, 0, 5, 80, 5, 0, 0, 0), system=(1000, 500))
@@ -333,6 +352,14 @@ def compute_rates(
         >>> rates.usr, rates.sys, rates.idl, rates.interrupts
         (60.0, 20.0, 20.0, 200.0)
     """
+    _check_snapshot("before", before)
+    _check_snapshot("after", after)
+    if after.monotonic < before.monotonic:
+        msg = (
+            f"before must be taken no later than after, got before.monotonic "
+            f"{shown(before.monotonic)} and after.monotonic {shown(after.monotonic)} (swapped?)"
+        )
+        raise ValueError(msg)
     disks, nics = _device_names("disks", disks), _device_names("nics", nics)
     elapsed = after.monotonic - before.monotonic
     values: dict[str, Any] = {}

@@ -69,8 +69,11 @@ def compute_sample(
     measured elapsed time; none is negative or infinite.
 
     Raises:
-        TypeError: If *disks* or *nics* is not a sequence of names (a str is one name's
-            letters: ``["sda"]``, not ``"sda"``), as `Sampler` refuses it.
+        TypeError: If *before* or *after* is not a `Snapshot`, or *disks* or *nics* is not
+            a sequence of names (a str is one name's letters: ``["sda"]``, not ``"sda"``),
+            as `Sampler` refuses it.
+        ValueError: If *after* was taken before *before* (its ``monotonic`` is less: the
+            two swapped), or either's ``monotonic`` is not finite.
 
     Examples:
         >>> a = Snapshot(0.0, 100.0, cpu=(10, 0, 5, 80, 5, 0, 0, 0), system=(1000, 500))

@@ -202,12 +202,19 @@ def snapshots(draw: st.DrawFn) -> Snapshot:
     )
 
 
+def in_order(before: Snapshot, after: Snapshot) -> tuple[Snapshot, Snapshot]:
+    """*before* and *after* with their clocks in order (swapped, they are refused)."""
+    first, last = sorted((before.monotonic, after.monotonic))
+    return before._replace(monotonic=first), after._replace(monotonic=last)
+
+
 @given(before=snapshots(), after=snapshots())
 @example(  # the sums equal as floats, the deltas' sum below 0: the split was called unknown
     before=Snapshot(0.0, 0.0, cpu=(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.175494351e-38)),
     after=Snapshot(0.0, 0.0, cpu=(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0)),
 )
 def test_rates_are_never_negative_or_infinite(before: Snapshot, after: Snapshot) -> None:
+    before, after = in_order(before, after)
     s = compute_sample(before, after, disks=["sda", "total"], nics=["lo", "total"])
     rates = [
         s.disk_read,
@@ -237,6 +244,65 @@ def test_rates_are_never_negative_or_infinite(before: Snapshot, after: Snapshot)
         ("net", after.nics is not None and before.nics is not None),
     ]:
         assert (group in s.missing) != present
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "error", "message"),
+    [
+        (None, None, TypeError, "before must be a Snapshot, got NoneType None"),
+        (BEFORE, None, TypeError, "after must be a Snapshot, got NoneType None"),
+        (BEFORE, (1.0, 1.0), TypeError, r"after must be a Snapshot, got tuple \(1.0, 1.0\)"),
+        (
+            AFTER,
+            BEFORE,
+            ValueError,
+            r"before must be taken no later than after, got before.monotonic 1.0 and "
+            r"after.monotonic 0.0 \(swapped\?\)",
+        ),
+        (
+            BEFORE,
+            AFTER._replace(monotonic=math.nan),
+            ValueError,
+            "after.monotonic must be finite, got nan",
+        ),
+        (
+            BEFORE,
+            AFTER._replace(monotonic=math.inf),
+            ValueError,
+            "after.monotonic must be finite, got inf",
+        ),
+        (
+            BEFORE._replace(monotonic=-math.inf),
+            AFTER,
+            ValueError,
+            "before.monotonic must be finite",
+        ),
+        (BEFORE._replace(monotonic=math.nan), AFTER, ValueError, "before.monotonic must be finite"),
+        (
+            BEFORE._replace(monotonic="0"),  # type: ignore[arg-type]
+            AFTER,
+            TypeError,
+            "before.monotonic must be a number of seconds, got str '0'",
+        ),
+        (BEFORE, AFTER._replace(monotonic=True), TypeError, "after.monotonic must be a number"),
+    ],
+)
+def test_compute_sample_refuses_snapshots_it_cannot_subtract(
+    before: object, after: object, error: type[Exception], message: str
+) -> None:
+    # Swapped snapshots gave elapsed -2.0 and every rate 0, a NaN clock NaN rates, and
+    # None an AttributeError
+    with pytest.raises(error, match=message):
+        compute_sample(before, after)  # type: ignore[arg-type]
+
+
+@given(before=snapshots(), after=snapshots())
+def test_snapshots_out_of_order_are_refused(before: Snapshot, after: Snapshot) -> None:
+    if after.monotonic < before.monotonic:
+        with pytest.raises(ValueError, match="before must be taken no later than after"):
+            compute_sample(before, after)
+    else:
+        assert compute_sample(before, after).elapsed == after.monotonic - before.monotonic
 
 
 def test_zero_elapsed_gives_zero_rates() -> None:
@@ -410,6 +476,7 @@ def test_device_lists_give_the_same_rates_as_dicts(
     before: Snapshot, after: Snapshot, same_devices: bool
 ) -> None:
     # The list arithmetic (DeviceCounters, what /proc gives) against the plain dict loop.
+    before, after = in_order(before, after)
     if same_devices and before.disks is not None and after.disks is not None:
         after = after._replace(disks={name: after.disks.get(name, (0, 0)) for name in before.disks})
     if same_devices and before.nics is not None and after.nics is not None:
