@@ -72,6 +72,10 @@ _MIN_ELAPSED = 1e-9
 _CPU_FIELDS = 8
 """user, nice, system, idle, iowait, irq, softirq, steal."""
 _PERCENT = 100.0
+_SIZES: Final = {"cpu": _CPU_FIELDS, "paging": 2, "system": 2, "load": 3, "mem": 4}
+"""How many counters each group of a `Snapshot` but disks and nics holds (cpu: as many
+or more)."""
+_PAIR = 2
 
 
 class DeviceCounters(Mapping[str, tuple[int, int]]):
@@ -280,11 +284,6 @@ def _cpu_rates(old: Sequence[float], new: Sequence[float]) -> dict[str, float | 
     a percentage of the sum of the five (a counter that went back counting 0, as steal
     does on some hypervisors). None where their sum went back: the sums over every cpu
     drop when one goes offline, and the interval's split is then unknown."""
-    if len(new) != len(old) or len(new) < _CPU_FIELDS:
-        msg = (
-            f"cpu counters must be {_CPU_FIELDS} or more, of one length, got {len(old)}, {len(new)}"
-        )
-        raise ValueError(msg)
     if sum(new[:_CPU_FIELDS]) < sum(old[:_CPU_FIELDS]):  # (the sums: psutil's are floats)
         return dict.fromkeys(("usr", "sys", "idl", "wai", "stl"))
     deltas = list(map(sub, new[:_CPU_FIELDS], old[:_CPU_FIELDS]))
@@ -313,8 +312,9 @@ def _device_names(argument: str, value: object) -> tuple[str, ...]:
 
 
 def _check_snapshot(argument: str, snapshot: object) -> None:
-    """Refuse a *snapshot* that is not a `Snapshot`, or whose ``monotonic`` is not a
-    finite number of seconds; *argument* names it."""
+    """Refuse a *snapshot* that is not a `Snapshot`, whose ``monotonic`` is not a finite
+    number of seconds, or whose group does not hold its number of counters; *argument*
+    names it."""
     if not isinstance(snapshot, Snapshot):
         msg = f"{argument} must be a Snapshot, got {describe(snapshot)}"
         raise TypeError(msg)
@@ -325,6 +325,43 @@ def _check_snapshot(argument: str, snapshot: object) -> None:
     if not -math.inf < clock < math.inf:  # (NaN fails too; no float(): an int may be huge)
         msg = f"{argument}.monotonic must be finite, got {shown(clock)}"
         raise ValueError(msg)
+    for field, size in _SIZES.items():
+        counters: object = getattr(snapshot, field)
+        if counters is None:
+            continue
+        if not isinstance(counters, Sequence):
+            msg = (
+                f"{argument}.{field} must be a tuple of counters or None, got {describe(counters)}"
+            )
+            raise TypeError(msg)
+        if len(counters) != size and (field != "cpu" or len(counters) < size):
+            wanted = f"{size} or more" if field == "cpu" else size
+            msg = f"{argument}.{field} must hold {wanted} counters, got {shown(counters)}"
+            raise ValueError(msg)
+    _check_devices(f"{argument}.disks", snapshot.disks)
+    _check_devices(f"{argument}.nics", snapshot.nics)
+
+
+def _check_devices(where: str, devices: object) -> None:
+    """Refuse *devices* (the field *where*) unless None or a mapping of names to pairs.
+
+    A `DeviceCounters`, what every reader gives, was checked when it was built: only a
+    plain mapping's pairs are looked at one by one.
+    """
+    if devices is None or isinstance(devices, DeviceCounters):
+        return
+    if not isinstance(devices, Mapping):
+        msg = f"{where} must be a mapping of names to pairs or None, got {describe(devices)}"
+        raise TypeError(msg)
+    for name, pair in devices.items():
+        if not isinstance(name, str) or not isinstance(pair, Sequence):
+            msg = (
+                f"{where} must map names to pairs of counters, got {shown(name)}: {describe(pair)}"
+            )
+            raise TypeError(msg)
+        if len(pair) != _PAIR:
+            msg = f"{where} must map names to pairs of counters, got {shown(name)}: {shown(pair)}"
+            raise ValueError(msg)
 
 
 def compute_rates(
@@ -342,8 +379,9 @@ def compute_rates(
     Raises:
         TypeError: If *before* or *after* is not a `Snapshot`, or *disks* or *nics* is not
             a sequence of names (a str is one name's letters: ``["sda"]``, not ``"sda"``).
-        ValueError: If *after* was taken before *before* (its ``monotonic`` is less), or
-            either's ``monotonic`` is not finite.
+        ValueError: If *after* was taken before *before* (its ``monotonic`` is less),
+            either's ``monotonic`` is not finite, or a group holds too few or too many
+            counters (cpu 8 or more, as many in both).
 
     Examples:
         >>> before = Snapshot(0.0, 100.0, cpu=(10, 0, 5, 80, 5, 0, 0, 0), system=(1000, 500))
@@ -358,6 +396,12 @@ def compute_rates(
         msg = (
             f"before must be taken no later than after, got before.monotonic "
             f"{shown(before.monotonic)} and after.monotonic {shown(after.monotonic)} (swapped?)"
+        )
+        raise ValueError(msg)
+    if after.cpu is not None and before.cpu is not None and len(after.cpu) != len(before.cpu):
+        msg = (
+            f"before.cpu and after.cpu must hold as many counters, got {len(before.cpu)} "
+            f"and {len(after.cpu)}"
         )
         raise ValueError(msg)
     disks, nics = _device_names("disks", disks), _device_names("nics", nics)

@@ -73,7 +73,8 @@ def compute_sample(
             a sequence of names (a str is one name's letters: ``["sda"]``, not ``"sda"``),
             as `Sampler` refuses it.
         ValueError: If *after* was taken before *before* (its ``monotonic`` is less: the
-            two swapped), or either's ``monotonic`` is not finite.
+            two swapped), either's ``monotonic`` is not finite, or a group holds too few or
+            too many counters (cpu 8 or more, as many in both).
 
     Examples:
         >>> a = Snapshot(0.0, 100.0, cpu=(10, 0, 5, 80, 5, 0, 0, 0), system=(1000, 500))

@@ -296,6 +296,113 @@ def test_compute_sample_refuses_snapshots_it_cannot_subtract(
         compute_sample(before, after)  # type: ignore[arg-type]
 
 
+FULL = Snapshot(
+    0.0,
+    0.0,
+    cpu=(0,) * 8,
+    disks={"sda": (0, 0)},
+    nics={"eth0": (0, 0)},
+    paging=(0, 0),
+    system=(0, 0),
+    load=(0.0, 0.0, 0.0),
+    mem=(0, 0, 0, 0),
+    groups=("cpu", "disk", "net", "paging", "system", "load", "mem"),
+)
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "error", "message"),
+    [
+        (FULL, {"system": (1,)}, ValueError, r"after.system must hold 2 counters, got \(1,\)"),
+        ({"paging": (1, 2, 3)}, FULL, ValueError, "before.paging must hold 2 counters"),
+        (FULL, {"load": (1.0,)}, ValueError, "after.load must hold 3 counters"),
+        (FULL, {"mem": (1, 2, 3)}, ValueError, "after.mem must hold 4 counters"),
+        (
+            FULL,
+            {"cpu": (8, 2)},
+            ValueError,
+            r"after.cpu must hold 8 or more counters, got \(8, 2\)",
+        ),
+        ({"cpu": (0,) * 7}, FULL, ValueError, "before.cpu must hold 8 or more counters"),
+        (
+            FULL,
+            {"cpu": (0,) * 9},
+            ValueError,
+            "before.cpu and after.cpu must hold as many counters, got 8 and 9",
+        ),
+        (
+            FULL,
+            {"system": 5},
+            TypeError,
+            "after.system must be a tuple of counters or None, got int 5",
+        ),
+        (
+            {"cpu": 0.5},
+            FULL,
+            TypeError,
+            "before.cpu must be a tuple of counters or None, got float",
+        ),
+        (
+            {"disks": {"sda": 0}},
+            FULL,
+            TypeError,
+            "before.disks must map names to pairs of counters, got 'sda': int 0",
+        ),
+        (
+            FULL,
+            {"nics": {"eth0": (1, 2, 3)}},
+            ValueError,
+            r"after.nics must map names to pairs of counters, got 'eth0': \(1, 2, 3\)",
+        ),
+        (
+            FULL,
+            {"disks": {1: (0, 0)}},
+            TypeError,
+            r"after.disks must map names to pairs of counters, got 1:",
+        ),
+        (
+            FULL,
+            {"disks": [("sda", (0, 0))]},
+            TypeError,
+            "after.disks must be a mapping of names to pairs or None, got list",
+        ),
+    ],
+)
+def test_compute_sample_refuses_a_group_of_the_wrong_shape(
+    before: Snapshot | dict[str, Any],
+    after: Snapshot | dict[str, Any],
+    error: type[Exception],
+    message: str,
+) -> None:
+    # system=(1,) raised IndexError, disks={"sda": 0} "cannot unpack non-iterable int
+    # object", and a cpu too short "cpu counters must be 8 or more ..., got 8, 2"
+    # without saying which snapshot
+    if isinstance(before, dict):
+        before = FULL._replace(**before)
+    if isinstance(after, dict):
+        after = FULL._replace(monotonic=1.0, **after)
+    with pytest.raises(error, match=message):
+        compute_sample(before, after)
+
+
+@given(
+    field=st.sampled_from(["cpu", "paging", "system", "load", "mem"]),
+    size=st.integers(0, 12),
+    which=st.sampled_from(["before", "after"]),
+)
+def test_a_group_of_another_size_is_refused_by_name(field: str, size: int, which: str) -> None:
+    sizes = {"cpu": 8, "paging": 2, "system": 2, "load": 3, "mem": 4}
+    counters: dict[str, Any] = {field: (1,) * size}
+    unread: dict[str, Any] = {field: None}  # (the other's group: cpu's lengths differ)
+    before = FULL._replace(**(counters if which == "before" else unread))
+    after = FULL._replace(monotonic=1.0, **(counters if which == "after" else unread))
+    if size == sizes[field] or (field == "cpu" and size > sizes[field]):
+        assert compute_sample(before, after).elapsed == 1.0
+    else:
+        with pytest.raises(ValueError, match=rf"^{which}\.{field} must hold {sizes[field]} "):
+            compute_sample(before, after)
+
+
 @given(before=snapshots(), after=snapshots())
 def test_snapshots_out_of_order_are_refused(before: Snapshot, after: Snapshot) -> None:
     if after.monotonic < before.monotonic:
