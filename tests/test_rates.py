@@ -384,3 +384,19 @@ def test_an_interval_past_a_year_is_refused_before_sleeping(interval: float) -> 
 def test_disks_and_nics_may_be_any_iterable_of_names_read_once() -> None:
     sampler = CounterSampler(disks={"sda"}, nics=(name for name in ["eth0", "lo"]))
     assert (sampler.disks, sampler.nics) == (("sda",), ("eth0", "lo"))
+
+
+def test_a_samplers_samples_are_not_checked_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Its snapshots are its own and its names were checked when it was built: compute_rates'
+    # checks, once more per sample, would make every sample of `devutils stat` dearer
+    sampler = CounterSampler(disks=["sda"], readers={"load": lambda: (0.5, 0.25, 0.125)})
+
+    def checked(*args: object) -> None:
+        raise AssertionError(args)
+
+    monkeypatch.setattr(rates, "_check_snapshot", checked)
+    monkeypatch.setattr(rates, "_device_names", checked)
+    assert sampler.sample() is None
+    sample = sampler.sample()
+    assert sample is not None
+    assert sample.load1 == 0.5
