@@ -731,10 +731,18 @@ class CounterSampler:
         if not isinstance(given, Mapping):
             msg = f"readers must be a mapping of group names to functions, got {given!r:.80}"
             raise TypeError(msg)
-        unknown = [group for group in given if group not in GROUPS]
-        if unknown:  # (a reader of a group nobody reads would be left unused, silently)
-            msg = f"readers must name groups of {', '.join(GROUPS)}, got {unknown[0]!r}"
-            raise ValueError(msg)
+        for group, reader in given.items():
+            if not isinstance(group, str):
+                msg = f"readers must be keyed by group names, got {describe(group)}"
+                raise TypeError(msg)
+            if group not in GROUPS:  # (a reader of a group nobody reads would go unused)
+                msg = f"readers must name groups of {', '.join(GROUPS)}, got {shown(group)}"
+                raise ValueError(msg)
+            if not callable(reader):  # (each snapshot would warn that it is not callable)
+                msg = (
+                    f"readers must map group names to functions, got {describe(reader)} for {group}"
+                )
+                raise TypeError(msg)
         chosen = _default_readers()
         chosen.update(given)
         self.groups = tuple(g for g in GROUPS if g != "mem" or mem)

@@ -365,6 +365,16 @@ def test_psutil_readers_have_a_load_where_os_has_none(monkeypatch: pytest.Monkey
         ({"nics": 5}, TypeError, "nics must be a sequence of names, got 5"),
         ({"readers": [1]}, TypeError, "readers must be a mapping"),
         ({"readers": {"bogus": tuple}}, ValueError, "readers must name groups of cpu, .*'bogus'"),
+        # a key not a str was a ValueError; a reader not callable was taken, then every
+        # snapshot warned that it could not read the group
+        ({"readers": {1: tuple}}, TypeError, "readers must be keyed by group names, got int 1"),
+        ({"readers": {b"load": tuple}}, TypeError, "keyed by group names, got bytes b'load'"),
+        (
+            {"readers": {"load": 5}},
+            TypeError,
+            "readers must map group names to functions, got int 5 for load",
+        ),
+        ({"readers": {"cpu": None}}, TypeError, "got NoneType None for cpu"),
     ],
 )
 def test_bad_sampler_arguments_are_named(
@@ -372,6 +382,15 @@ def test_bad_sampler_arguments_are_named(
 ) -> None:
     with pytest.raises(error, match=message):
         CounterSampler(**options)  # type: ignore[arg-type]
+
+
+@given(
+    group=st.sampled_from(rates.GROUPS),
+    reader=st.none() | st.integers() | st.text() | st.tuples(st.floats()),
+)
+def test_a_reader_that_is_not_callable_is_refused_by_group(group: str, reader: object) -> None:
+    with pytest.raises(TypeError, match=f"readers must map group names to functions, .* {group}$"):
+        CounterSampler(readers={group: reader})  # type: ignore[dict-item]
 
 
 @pytest.mark.parametrize("interval", [1e300, 10**400])

@@ -546,6 +546,10 @@ def test_sampler_rejects_bad_options() -> None:
         Sampler(disks="sda")
     with pytest.raises(TypeError, match="mem must be a bool"):
         Sampler(mem=1)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="readers must be keyed by group names, got int 1"):
+        Sampler(readers={1: tuple})  # type: ignore[dict-item]
+    with pytest.raises(TypeError, match="readers must map group names to functions, got int 5"):
+        Sampler(readers={"load": 5})  # type: ignore[dict-item]
 
 
 def test_snapshot_cpu_is_in_seconds() -> None:
