@@ -307,7 +307,7 @@ def _device_names(argument: str, value: object) -> tuple[str, ...]:
         names = tuple(value)
         if all(isinstance(name, str) for name in names):
             return names
-    msg = f"{argument} must be a sequence of names, got {value!r:.80}"
+    msg = f"{argument} must be a sequence of names, got {shown(value)}"
     raise TypeError(msg)
 
 
@@ -722,14 +722,14 @@ class CounterSampler:
         chosen_disks, chosen_nics = _device_names("disks", disks), _device_names("nics", nics)
         flag: object = mem
         if not isinstance(flag, bool):
-            msg = f"mem must be a bool, got {flag!r}"
+            msg = f"mem must be a bool, got {describe(flag)}"
             raise TypeError(msg)
         self.disks = chosen_disks
         self.nics = chosen_nics
         self.mem = mem
         given: object = {} if readers is None else readers
         if not isinstance(given, Mapping):
-            msg = f"readers must be a mapping of group names to functions, got {given!r:.80}"
+            msg = f"readers must be a mapping of group names to functions, got {describe(given)}"
             raise TypeError(msg)
         for group, reader in given.items():
             if not isinstance(group, str):
@@ -781,19 +781,19 @@ class CounterSampler:
             ValueError: If *interval* is not positive or above `MAX_INTERVAL`, or *count* < 1.
         """
         if isinstance(interval, bool) or not isinstance(interval, int | float):
-            msg = f"interval must be a number of seconds, got {interval!r}"
+            msg = f"interval must be a number of seconds, got {describe(interval)}"
             raise TypeError(msg)
         if not (interval > 0 and interval <= MAX_INTERVAL):  # (NaN fails both; no float())
             msg = (
                 f"interval must be a positive number of seconds, at most {MAX_INTERVAL:,} "
-                f"(a year), got {interval!r:.60}"
+                f"(a year), got {shown(interval, 60)}"
             )
             raise ValueError(msg)
         if count is not None and (isinstance(count, bool) or not isinstance(count, int)):
-            msg = f"count must be an int or None, got {count!r}"
+            msg = f"count must be an int or None, got {describe(count)}"
             raise TypeError(msg)
         if count is not None and count < 1:
-            msg = f"count must be a positive int or None, got {count!r}"
+            msg = f"count must be a positive int or None, got {shown(count)}"
             raise ValueError(msg)
         return self._iter_samples(float(interval), count)
 

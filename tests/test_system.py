@@ -541,6 +541,27 @@ def test_run_rejects_bad_arguments(
         Sampler().run(interval, count)
 
 
+@pytest.mark.parametrize(
+    ("interval", "count", "message"),
+    [
+        (10**5000, 1, r"interval must be .* \(a year\), got <an int of about 5001 digits>"),
+        (1, -(10**5000), "count must be a positive int or None, got -<an int of about 5001"),
+        (-(10**5000), 1, "interval must be a positive number .* got -<an int of about 5001"),
+    ],
+    ids=["interval", "count", "negative interval"],  # (pytest's own ids are the reprs)
+)
+def test_run_names_an_int_too_long_for_a_repr(interval: float, count: int, message: str) -> None:
+    # The message was built with repr(): "Exceeds the limit (4300 digits) for integer string
+    # conversion" in its place
+    with pytest.raises(ValueError, match=message):
+        Sampler().run(interval, count)
+
+
+def test_sampler_names_a_name_too_long_for_a_repr() -> None:
+    with pytest.raises(TypeError, match="disks must be a sequence of names, got <repr failed"):
+        Sampler(disks=[10**5000])  # type: ignore[list-item]
+
+
 def test_sampler_rejects_bad_options() -> None:
     with pytest.raises(TypeError, match="disks must be a sequence of names"):
         Sampler(disks="sda")
