@@ -1650,6 +1650,24 @@ def test_the_map_file_is_never_rewritten(
     assert (repository / "glossary.tsv").read_bytes() == b"colour\tcolor\n"
 
 
+def test_a_git_file_is_never_walked(tmp_path: Path, cli: Cli) -> None:
+    # A work tree's or submodule's .git is a file, "gitdir: ...": --hidden --no-ignore
+    # walked it and rewrote the path in it, which cut the work tree off its repository.
+    tree = tmp_path / "main-wt"
+    (tree / "sub").mkdir(parents=True)
+    write(tree / "notes.txt", b"main\n")
+    pointer = b"gitdir: /srv/main/.git/worktrees/main-wt\n"
+    write(tree / ".git", pointer)
+    write(tmp_path / "elsewhere", b"main\n")
+    (tree / "sub" / ".git").symlink_to(tmp_path / "elsewhere")
+    args = ["replace", "-r", "--hidden", "--no-ignore", "--pair", "main", "trunk", str(tree)]
+    assert cli([*args, "--dry-run"]).text == f"{tree}/notes.txt: 1\n"
+    result = cli([*args, "--in-place", "--count"])
+    assert (result.status, result.err) == (0, f"{tree}/notes.txt: 1\n")
+    assert (tree / ".git").read_bytes() == pointer
+    assert (tmp_path / "elsewhere").read_bytes() == b"main\n"
+
+
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
 @pytest.mark.parametrize("mode", ["--in-place", "--dry-run", "--diff", "--count"])
 def test_a_fifo_is_refused_in_every_mode_without_waiting_for_a_writer(

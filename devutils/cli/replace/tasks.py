@@ -236,18 +236,19 @@ def _walk_folder(
 
 def _listing(folder: str, *, hidden: bool) -> tuple[list[str], list[str]]:
     """The regular files and the folders in *folder*, by name (no symlink, FIFO or device;
-    no ``.git``; nothing hidden unless *hidden*)."""
+    no ``.git``, folder or file; nothing hidden unless *hidden*)."""
     files: list[str] = []
     subfolders: list[str] = []
     with os.scandir(folder) as listing:
         entries = sorted(listing, key=lambda entry: entry.name)
     for entry in entries:
+        if entry.name == ".git":  # git's own, never walked: a work tree's or submodule's
+            continue  # .git file ("gitdir: ...") too, which a rewrite would cut off
         if not hidden and entry.name.startswith("."):
             continue
         try:
             if entry.is_dir(follow_symlinks=False):
-                if entry.name != ".git":  # never walked into
-                    subfolders.append(entry.path)
+                subfolders.append(entry.path)
             elif entry.is_file(follow_symlinks=False):
                 files.append(entry.path)
         except OSError:  # (gone meanwhile)
