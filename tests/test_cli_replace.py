@@ -888,6 +888,32 @@ def test_dry_run_in_place_counts_what_the_rewrite_would(tmp_path: Path, cli: Cli
     assert target.read_bytes() == b"color color\n"
 
 
+def test_a_dry_run_refuses_what_the_real_run_refuses(tmp_path: Path, cli: Cli) -> None:
+    # --dry-run --in-place, "a rehearsal of it", said "l1.txt: 1" and 0 where the rewrite
+    # refuses a result the encoding cannot hold (status 1), and the --map file (status 2).
+    path = write(tmp_path / "l1.txt", b"a\n")
+    args = ["replace", "--encoding", "latin-1", "--pair", "a", "\u65e5"]
+    refusal = f"devutils replace: {path}: the result cannot be encoded in latin-1"
+    for mode in (["--in-place"], ["--dry-run", "--in-place"], ["--dry-run"], []):
+        result = cli([*args, *mode, str(path)])
+        assert (result.status, result.out) == (1, b""), mode
+        assert result.err.startswith(refusal), mode
+    assert path.read_bytes() == b"a\n"
+    piped = cli([*args, "--dry-run"], b"a\n")
+    assert (piped.status, piped.out) == (1, b"")
+    assert piped.err.startswith("devutils replace: <stdin>: the result cannot be encoded")
+    glossary = write(tmp_path / "g.tsv", b"colour\tcolor\n")
+    for mode in (["--in-place"], ["--dry-run", "--in-place"]):
+        result = cli(["replace", *mode, "--map", str(glossary), str(glossary)])
+        assert (result.status, result.err) == (
+            2,
+            f"devutils replace: error: {glossary} is the --map file: it is never rewritten\n",
+        ), mode
+    shown = cli(["replace", "--dry-run", "--map", str(glossary), str(glossary)])
+    assert (shown.status, shown.text) == (0, f"{glossary}: 1\n")  # as its stdout run is
+    assert glossary.read_bytes() == b"colour\tcolor\n"
+
+
 def test_options_and_files_mix(tmp_path: Path, cli: Cli) -> None:
     a = write(tmp_path / "a.txt", b"x\n")
     b = write(tmp_path / "b.txt", b"x x\n")

@@ -36,7 +36,9 @@ def run(args: argparse.Namespace) -> int:
     )
     glossary = None if args.map_file is None else _map_identity(args.map_file)
     if glossary is not None:
-        tasks = _without_the_map(tasks, glossary, job.mode)
+        # (a dry run with --in-place rehearses the rewrite: it refuses what that refuses)
+        rewrites = job.mode == "in-place" or (job.mode == "dry-run" and args.in_place is not None)
+        tasks = _without_the_map(tasks, glossary, rewrites=rewrites)
     if job.mode in ("in-place", "dry-run", "diff"):
         # A file named twice (or through a symlink too) is rewritten once, not twice:
         # a swap applied twice would silently undo itself (patch takes a diff's second
@@ -83,16 +85,17 @@ def _map_identity(map_file: str) -> os.stat_result | None:
     return info if stat.S_ISREG(info.st_mode) else None
 
 
-def _without_the_map(tasks: list[Task], glossary: os.stat_result, mode: str) -> list[Task]:
-    """*tasks* less the ``--map`` file: a walk leaves it out, and naming it for
-    ``--in-place`` is an error (the glossary would rewrite itself)."""
+def _without_the_map(tasks: list[Task], glossary: os.stat_result, *, rewrites: bool) -> list[Task]:
+    """*tasks* less the ``--map`` file: a walk leaves it out, and naming it where the run
+    *rewrites* (``--in-place``, or rehearses it) is an error (the glossary would rewrite
+    itself)."""
     kept = []
     for task in tasks:
         with contextlib.suppress(OSError):
             if os.path.samestat(os.stat(task.path), glossary):
                 if not task.explicit:
                     continue
-                if mode == "in-place":
+                if rewrites:
                     msg = f"{shown(task.path)} is the --map file: it is never rewritten"
                     raise CliError(msg)
         kept.append(task)

@@ -190,12 +190,13 @@ class _Reader:
 
 
 def _count(job: Job, path: str, source: _Reader) -> int:
-    """What rewriting *path* would count, changing nothing."""
+    """What rewriting *path* would count, changing nothing: the result is encoded as a
+    rewrite encodes it, so that what the rewrite refuses is refused here too."""
     with open_regular(path) as handle:
         return replace_encoded(
             job.replacer,
             source.over(handle),
-            None,
+            _Discard(),
             name=path,
             encoding=job.encoding,
             chunk_size=job.chunk_size,
@@ -229,7 +230,7 @@ def _stdin(job: Job, source: _Reader) -> Outcome:
     state = replace_encoded(
         job.replacer,
         source.over(stdin, streamed=True),
-        None if job.mode == "dry-run" else _StdoutSink(),
+        _Discard() if job.mode == "dry-run" else _StdoutSink(),
         name="<stdin>",
         encoding=job.encoding,
         chunk_size=job.chunk_size,
@@ -255,6 +256,14 @@ class _StdoutSink:
 
     def write(self, data: bytes | memoryview, /) -> int:
         write_stdout(bytes(data))
+        return len(data)
+
+
+class _Discard:
+    """What `replace_encoded` writes to for ``--dry-run``: the result, encoded (a result
+    that cannot be is refused, as the real run refuses it), is dropped."""
+
+    def write(self, data: bytes | memoryview, /) -> int:
         return len(data)
 
 
