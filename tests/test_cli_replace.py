@@ -914,6 +914,20 @@ def test_a_dry_run_refuses_what_the_real_run_refuses(tmp_path: Path, cli: Cli) -
     assert glossary.read_bytes() == b"colour\tcolor\n"
 
 
+def test_a_map_value_with_a_lone_surrogate_is_a_usage_error(tmp_path: Path, cli: Cli) -> None:
+    # A JSON "\udc80" was refused once per file, as a result that cannot be encoded
+    # (status 1), or passed silently where nothing matched; --pair's TO is checked first.
+    glossary = write(tmp_path / "m.json", b'{"a": "x\\udc80"}')
+    for data in (b"a\n", b"nothing to replace\n"):
+        result = cli(["replace", "--map", str(glossary)], data)
+        assert (result.status, result.out) == (2, b"")
+        assert result.err == (
+            f"devutils replace: error: --map {glossary}: replacements must be Unicode text, "
+            "got 'x\\udc80' with a lone surrogate at index 1 (the value of 'a': a \\u escape "
+            "without its pair)\n"
+        )
+
+
 def test_options_and_files_mix(tmp_path: Path, cli: Cli) -> None:
     a = write(tmp_path / "a.txt", b"x\n")
     b = write(tmp_path / "b.txt", b"x x\n")

@@ -224,21 +224,30 @@ def typed(word: str) -> str:
         return word
 
 
+def _check_replacement(value: str, given: str, why: str) -> None:
+    """A usage error naming *given* (``--pair``, ``--map FILE``) where the replacement
+    *value* holds a lone surrogate, which no file can hold (*why*: how it came to); a key
+    with one is the Replacer's error."""
+    if (surrogate := SURROGATES.search(value)) is not None:
+        msg = (
+            f"{given}: replacements must be Unicode text, got {value!r} with a lone "
+            f"surrogate at index {surrogate.start()} ({why})"
+        )
+        raise CliError(msg)
+
+
 def build_replacer(args: argparse.Namespace) -> Replacer:
     """Merge ``--map`` and ``--pair`` into one validated Replacer."""
     mapping: dict[str, str] = {}
     sources: dict[str, str] = {}
     if args.map_file is not None:
         for key, value in load_map(args.map_file).items():
+            given = f"--map {args.map_file}"
+            _check_replacement(value, given, f"the value of {key!r}: a \\u escape without its pair")
             mapping[key] = value
-            sources[key] = f"--map {args.map_file}"
+            sources[key] = given
     for key, value in zip(map(typed, args.pair_from), map(typed, args.pair_to), strict=True):
-        if (surrogate := SURROGATES.search(value)) is not None:  # (keys: the Replacer's)
-            msg = (
-                f"--pair: replacements must be Unicode text, got {value!r} with a lone "
-                f"surrogate at index {surrogate.start()} (a byte that is not UTF-8)"
-            )
-            raise CliError(msg)
+        _check_replacement(value, "--pair", "a byte that is not UTF-8")
         if key in mapping and mapping[key] != value:
             msg = (
                 f"key {key!r} given twice with different values: {mapping[key]!r} "
