@@ -1334,6 +1334,31 @@ def test_diff_refuses_what_in_place_refuses_a_result(
         assert path.read_bytes() == data
 
 
+@pytest.mark.parametrize(
+    "encoding",
+    ["utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be", "utf-16", "cp037", "shift_jis_2004"],
+)
+def test_diff_in_an_encoding_that_is_not_ascii_compatible_is_a_usage_error(
+    tmp_path: Path, encoding: str, cli: Cli
+) -> None:
+    # The diff came out in UTF-16, headers too, which neither patch nor git apply reads
+    # (shift_jis_2004 wrote "\ No newline at end of file" with a two-byte backslash).
+    data = "colour".encode(encoding)
+    path = write(tmp_path / "a.txt", data)
+    args = ["replace", "--diff", "--encoding", encoding, "--pair", "colour", "color"]
+    for given in ([str(path)], []):
+        result = cli([*args, *given], data)
+        assert (result.status, result.out) == (2, b"")
+        assert result.err == (
+            f"devutils replace: error: --diff with --encoding {encoding}: not ASCII-compatible,"
+            " so neither patch nor git apply could read the diff's headers\n"
+        )
+    assert path.read_bytes() == data
+    if encoding != "utf-16":  # (which the other modes refuse too: give the byte order)
+        rewritten = cli(["replace", "--in-place", *args[2:], str(path)])
+        assert (rewritten.status, path.read_bytes()) == (0, "color".encode(encoding))
+
+
 def test_diff_headers_are_the_names_bytes_in_any_encoding(tmp_path: Path) -> None:
     # They were encoded in --encoding: a name in Japanese was a traceback under latin-1,
     # and "é.txt" came out as the byte e9, not the name's own c3 a9.

@@ -42,14 +42,36 @@ class Task:
     error: str | None = None  # why the folder *path* could not be walked
 
 
-def check_encoding(name: str) -> str:
+_DIFF_TEXT = "".join(map(chr, range(32, 127))) + "\t\n"
+"""What a diff's headers, hunk lines and markers are made of (`work` C-quotes a name
+beyond printable ASCII)."""
+
+
+def _writes_ascii(encoding: str) -> bool:
+    """Whether *encoding* writes printable ASCII, tab and newline as their ASCII bytes, as
+    patch and git apply read a diff's headers: not ``utf-16-le`` or ``utf-32-be`` (where
+    a 0 byte is no NUL character either), EBCDIC's ``cp037``, nor the few that respell
+    one of them (``shift_jis_2004``'s ``\\``, ``hz``'s ``~``, ``cp864``'s ``%``).
+
+    Examples:
+        >>> _writes_ascii("latin-1"), _writes_ascii("utf-16-le"), _writes_ascii("cp037")
+        (True, False, False)
+    """
+    try:
+        return _DIFF_TEXT.encode(encoding) == _DIFF_TEXT.encode("ascii")
+    except UnicodeEncodeError:
+        return False
+
+
+def check_encoding(name: str, *, diff: bool = False) -> str:
     """The codec to read and write files in for ``--encoding NAME``, or a usage error.
 
     Every byte outside the matches must be written back as it was, so only character
     encodings of text are taken: not bytes-to-bytes codecs (``base64``, ``zlib``,
     ``rot13``), not transforms (``unicode_escape``, ``idna``, ``utf-7``), and not
     ``utf-16``/``utf-32``, which write the machine's byte order; ``utf-8-sig`` reads as
-    ``utf-8``, which keeps a byte order mark as it is and adds none.
+    ``utf-8``, which keeps a byte order mark as it is and adds none. With *diff*
+    (``--diff``), only encodings that are ASCII-compatible (`_writes_ascii`).
     """
     try:
         codec = codecs.lookup(name).name
@@ -63,21 +85,27 @@ def check_encoding(name: str) -> str:
         raise CliError(msg) from exc
     if codec == "utf-8-sig":
         return "utf-8"
+    if codec in TRANSFORMS:
+        msg = f"--encoding {name} is a transform, not a text encoding: it would rewrite the file"
+        raise CliError(msg)
+    if diff and not _writes_ascii(codec):  # (before utf-16's advice, which would not do)
+        msg = (
+            f"--diff with --encoding {name}: not ASCII-compatible, so neither patch nor "
+            f"git apply could read the diff's headers"
+        )
+        raise CliError(msg)
     if codec in {"utf-16", "utf-32"}:
         msg = (
             f"--encoding {name}: give the byte order, {codec}-le or {codec}-be "
             f"(a byte order mark is kept as it is)"
         )
         raise CliError(msg)
-    if codec in TRANSFORMS:
-        msg = f"--encoding {name} is a transform, not a text encoding: it would rewrite the file"
-        raise CliError(msg)
     return name  # as typed: messages say the name the user gave
 
 
 def make_job(replacer: Replacer, args: argparse.Namespace) -> Job:
     """The run's job; usage errors for combinations that make no sense."""
-    encoding = check_encoding(args.encoding)
+    encoding = check_encoding(args.encoding, diff=args.diff)
     mode = "diff" if args.diff else "dry-run" if args.dry_run else "stdout"
     if args.in_place is not None and mode == "stdout":
         mode = "in-place"
