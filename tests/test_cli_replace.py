@@ -1546,6 +1546,44 @@ def test_a_tsv_map_whose_first_key_starts_with_a_brace_stays_a_tsv(
     assert "(read as TSV: not named .json and not a JSON object)" in result.err
 
 
+@pytest.mark.parametrize(
+    ("table", "text", "expected"),
+    [
+        (b"{\t}\n", b"x{y\n", b"x}y\n"),
+        (b'{\t"a": "b"}\n', b"{a}\n", b'"a": "b"}a}\n'),
+        (b"\n{\t}\r\n{x}\tX\r\n", b"{x}{\n", b"X}\n"),
+        (b" {\t}\n", b" { {\n", b"}}\n"),
+    ],
+)
+def test_a_tsv_whose_first_key_is_a_brace_is_not_read_as_json(
+    tmp_path: Path, table: bytes, text: bytes, expected: bytes, cli: Cli
+) -> None:
+    # json.loads takes the tab for a space: "{<TAB>}" was read as an empty JSON object
+    # (its mapping silently dropped), '{<TAB>"a": "b"}' as the JSON {"a": "b"}.
+    glossary = write(tmp_path / "glossary.txt", table)
+    result = cli(["replace", "--map", str(glossary)], text)
+    assert (result.status, result.out, result.err) == (0, expected, "")
+
+
+@pytest.mark.parametrize(
+    "table",
+    [
+        json.dumps({"colour": "color", "{": "}"}, indent="\t"),
+        json.dumps({"colour": "color", "{": "}"}, indent=2),
+        json.dumps({"colour": "color", "{": "}"}),
+        json.dumps({"colour": "color", "{": "}"}, indent="\t").replace("\n", "\r\n"),
+        "\n" + json.dumps({"colour": "color", "{": "}"}, indent="\t") + "\n",
+        json.dumps({"colour": "color"}, indent="\t"),
+        '{"colour":\t"color",\n"{":\t\t"}"}',
+    ],
+)
+def test_a_json_map_with_tabs_is_still_read_as_json(tmp_path: Path, table: str, cli: Cli) -> None:
+    glossary = write(tmp_path / "glossary.txt", table.encode())
+    result = cli(["replace", "--map", str(glossary)], b"colour {\n")
+    expected = b"color }\n" if '"{"' in table else b"color {\n"
+    assert (result.status, result.out, result.err) == (0, expected, "")
+
+
 @pytest.fixture
 def repository(tmp_path: Path) -> Path:
     """A git work tree with an ignored build/ folder and *.log files, and a glossary."""

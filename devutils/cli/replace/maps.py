@@ -1,8 +1,12 @@
 """Reading ``--map FILE``: a JSON object, or a TSV file of ``FROM<TAB>TO`` lines.
 
-A file named ``.json`` is read as JSON; any other is JSON when it is a JSON object, and
-TSV otherwise (so a glossary named ``.txt`` works either way, and a TSV whose first key
-starts with ``{`` stays a TSV).
+A file named ``.json`` is read as JSON; any other is a TSV when each of its lines (but
+the empty ones) holds one tab, as a TSV's do, else JSON when it is a JSON object, and TSV
+otherwise (so a glossary named ``.txt`` works either way, and a TSV whose first key
+starts with ``{`` stays a TSV: ``{<TAB>}`` maps ``{`` to ``}``, where JSON would read an
+empty object). A JSON map reads as a TSV only where each of its lines holds exactly one
+tab (a tab in JSON is whitespace between tokens: a string cannot hold one), which none
+that ``json.dump`` writes does, on one line or indented with tabs or spaces.
 
 Both kinds follow one rule: a key given twice with the same value is fine, with two
 different values it is an error naming both. A TSV file's lines end at ``\\n`` (a ``\\r``
@@ -47,8 +51,9 @@ def load_map(path: str) -> dict[str, str]:
 
 
 def _is_json_object(text: str) -> bool:
-    """Whether *text* is a JSON object (a TSV's first key may start with ``{`` too)."""
-    if text.lstrip()[:1] != "{":
+    """Whether *text* is a JSON object and not a TSV (whose first key may start with ``{``
+    too: ``{<TAB>}``, to JSON, is an empty object, the tab a space)."""
+    if text.lstrip()[:1] != "{" or _is_tsv(text):
         return False
     try:
         return isinstance(json.loads(text), dict)
@@ -56,6 +61,17 @@ def _is_json_object(text: str) -> bool:
         return False
     except RecursionError:  # an object nested too deep: read as JSON, which says so
         return True
+
+
+def _is_tsv(text: str) -> bool:
+    """Whether every line of *text* but the empty ones holds one tab, as `_load_tsv` reads
+    them (a line ends at ``\\n``, and a ``\\r`` before it is dropped).
+
+    Examples:
+        >>> _is_tsv("{\\t}\\n"), _is_tsv('{\\n\\t"a": "b"\\n}\\n'), _is_tsv('{"a":\\t"b"}')
+        (True, False, True)
+    """
+    return all(line.count("\t") == 1 for line in text.split("\n") if line.removesuffix("\r"))
 
 
 def _add(mapping: dict[str, Any], key: str, value: object, where: str) -> None:
