@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, Final, NamedTuple
 
-from devutils.messages import describe, shown
+from devutils.messages import describe
 from devutils.textcase import match_case
 from devutils.textengines import SURROGATES, is_word_char
 from devutils.textsearch import Engine, Search
@@ -86,16 +86,6 @@ def _check_text(text: object) -> str:
         msg = f"text must be str, got {describe(text)}"
         raise TypeError(msg)
     return text
-
-
-def _check_pos(pos: object, text: str) -> int:
-    if isinstance(pos, bool) or not isinstance(pos, int):
-        msg = f"pos must be an int, got {describe(pos)}"
-        raise TypeError(msg)
-    if not 0 <= pos <= len(text):
-        msg = f"pos must be between 0 and len(text) = {len(text)}, got {shown(pos)}"
-        raise ValueError(msg)
-    return pos
 
 
 def _check_mapping(mapping: object) -> Mapping[Any, Any]:
@@ -324,7 +314,7 @@ class Replacer:
             >>> list(Replacer({"b": "Y"}, whole_words=True).iter_matches("ab b", 1))
             [(3, 4, 'Y')]
         """
-        matches = self._search.finditer(_check_text(text), _check_pos(pos, text))
+        matches = self._search.finditer(text, pos)  # (which checks both)
         if (plain := self._plain) is not None:
             return ((start, end, plain[key]) for start, end, key in matches)
         render = self._render
