@@ -77,7 +77,22 @@ class FileRefusedError(ValueError):
 
 
 class FileChangedError(OSError):
-    """Another process changed the file while it was being rewritten; its change was kept."""
+    """Another process changed the file while it was being rewritten; its change was kept.
+
+    ``path`` is the file, as the rewrite was given it.
+
+    Examples:
+        >>> import pathlib, tempfile
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "a.txt"
+        >>> _ = path.write_text("old")
+        >>> with AtomicRewrite(path) as rewrite:
+        ...     _ = path.write_text("their edit")  # another program, meanwhile
+        ...     try:
+        ...         rewrite.commit()
+        ...     except FileChangedError as error:
+        ...         print(error.path == str(path), path.read_text())
+        True their edit
+    """
 
     def __init__(self, path: str) -> None:
         super().__init__(f"{path}: changed by another process during the rewrite; left as it is")
