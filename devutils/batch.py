@@ -101,7 +101,17 @@ class BatchError(ValueError):
 
 
 class BatchTypeError(BatchError, TypeError):
-    """An argument of the wrong type (a bool, float or str where an int belongs, ...)."""
+    """An argument of the wrong type (a bool, float or str where an int belongs, ...).
+
+    Also a `TypeError`, and a `BatchError` with its ``argument``, ``value`` and ``reason``.
+
+    Examples:
+        >>> try:
+        ...     effective_batch_size(8, True)
+        ... except TypeError as error:
+        ...     print(type(error).__name__, error.argument, error.value)
+        BatchTypeError accumulation True
+    """
 
 
 def _short_repr(value: object, limit: int = 40) -> str:
@@ -661,7 +671,17 @@ def scale_lr(
 
 @dataclass(frozen=True)
 class TrainingSchedule:
-    """Steps and sizes of a training run (see `training_schedule`)."""
+    """Steps and sizes of a training run (see `training_schedule`).
+
+    ``tokens_per_step`` is None where no ``seq_len`` was given.
+
+    Examples:
+        >>> schedule = training_schedule(1000, 8, 2, 2, max_steps=50, warmup=0.1)
+        >>> schedule.steps_per_epoch, schedule.epochs, schedule.warmup_steps
+        (32, 1.5625, 5)
+        >>> schedule.samples_per_step, schedule.tokens_per_step
+        (32, None)
+    """
 
     steps_per_epoch: int
     total_steps: int
