@@ -87,7 +87,15 @@ def is_oom_error(exc: BaseException) -> bool:
 
 @dataclass(frozen=True)
 class Trial:
-    """One call of the probe: the batch size and whether it fit (and the error if not)."""
+    """One call of the probe: the batch size and whether it fit (and the error if not).
+
+    ``error`` is the out-of-memory error, as ``"ClassName: message"``; None where it fit.
+
+    Examples:
+        >>> fits = lambda n: n <= 3 or (_ for _ in ()).throw(MemoryError("out of memory"))
+        >>> [trial for trial in find_max_batch_size(fits).trials if not trial.fits]
+        [Trial(batch_size=4, fits=False, error='MemoryError: out of memory')]
+    """
 
     batch_size: int
     fits: bool
@@ -96,7 +104,16 @@ class Trial:
 
 @dataclass(frozen=True)
 class BatchSearch:
-    """The largest batch size that fit, and every trial on the way, in order."""
+    """The largest batch size that fit, and every trial on the way, in order.
+
+    Examples:
+        >>> def step(batch_size):
+        ...     if batch_size > 3:
+        ...         raise MemoryError("out of memory")
+        >>> search = find_max_batch_size(step, max_value=8)
+        >>> search.batch_size, [(trial.batch_size, trial.fits) for trial in search.trials]
+        (3, [(1, True), (2, True), (4, False), (3, True)])
+    """
 
     batch_size: int
     trials: tuple[Trial, ...] = field(default_factory=tuple)
