@@ -85,7 +85,16 @@ def _check_date(name: str, value: object) -> date:
 
 class DateRangeError(ValueError, OverflowError):
     """A result outside years 1..9999: a ValueError, and an OverflowError as Python's own
-    date arithmetic raises."""
+    date arithmetic raises.
+
+    Examples:
+        >>> add_months(date(9999, 12, 1), 1)
+        Traceback (most recent call last):
+        ...
+        devutils.dates.DateRangeError: add_months(...) is outside years 1..9999 (year 10000)
+        >>> issubclass(DateRangeError, ValueError), issubclass(DateRangeError, OverflowError)
+        (True, True)
+    """
 
 
 class DateOrderError(ValueError):
