@@ -50,7 +50,13 @@ _T = TypeVar("_T")
 class GpuProcess:
     """A process using a GPU. ``name`` is None when the pid is not ``visible`` in this
     PID namespace (a container, say); ``used_memory`` None when not reported (Windows
-    WDDM, Apple)."""
+    WDDM, Apple).
+
+    Examples:
+        >>> process = GpuProcess(pid=10291, used_memory=30 * GIB, name="python", visible=True)
+        >>> process.used_memory // MIB, process.name
+        (30720, 'python')
+    """
 
     pid: int
     used_memory: int | None
@@ -69,6 +75,13 @@ class GpuInfo:
     iGPU), so ``memory_used`` is what it holds of it and ``memory_total`` None.
     ``processes`` is empty where the driver lists none, also where asking for them failed
     (NVML's call, or nvidia-smi's second query timing out): the GPU is still reported.
+
+    Examples:
+        >>> gpu = GpuInfo(index=0, uuid="GPU-5b1f", name="NVIDIA H200", utilization=100.0,
+        ...               memory_used=32362 * MIB, memory_total=143771 * MIB, temperature=61.0,
+        ...               power_draw=None, mig_mode="Disabled")
+        >>> gpu.memory_used // MIB, gpu.power_draw, gpu.processes, gpu.vendor
+        (32362, None, (), 'nvidia')
     """
 
     index: int
@@ -87,7 +100,18 @@ class GpuInfo:
 
 
 class NoGpuFound(Exception):
-    """A backend found no GPU; the message says why (`devutils.gpu.gpu_probe` shows it)."""
+    """A backend found no GPU; the message says why (`devutils.gpu.gpu_probe` shows it).
+
+    Examples:
+        >>> import threading
+        >>> hung = threading.Event()  # a driver call that does not return
+        >>> try:
+        ...     within(0.01, hung.wait, "NVML")
+        ... except NoGpuFound as exc:
+        ...     print(exc)
+        NVML did not answer within 0.01 s
+        >>> hung.set()  # (lets the abandoned thread end)
+    """
 
 
 def check_flag(name: str, value: object) -> bool:
