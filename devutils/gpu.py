@@ -71,6 +71,12 @@ class GpuProbe:
     many were found, ``reason`` why none were (every backend's reason, joined),
     ``reasons`` each backend's (backend -> why it found nothing; "" if it found some),
     and ``snapshot`` the GPUs themselves.
+
+    Examples:
+        >>> probe = GpuProbe(backend=None, gpus=0, reason="nvidia-smi not found on PATH",
+        ...                  reasons={"nvidia-smi": "nvidia-smi not found on PATH"})
+        >>> probe.snapshot if probe.backend else probe.reason
+        'nvidia-smi not found on PATH'
     """
 
     backend: str | None
