@@ -86,6 +86,11 @@ class DeviceCounters(Mapping[str, tuple[int, int]]):
 
     Raises:
         ValueError: If *first* or *second* does not hold one counter per name.
+
+    Examples:
+        >>> disks = DeviceCounters(("sda", "sdb"), [30, 0], [70, 1], unit=512)  # sectors
+        >>> disks["sda"], list(disks), "sdc" in disks
+        ((15360, 35840), ['sda', 'sdb'], False)
     """
 
     __slots__ = ("first", "names", "second", "unit")
@@ -142,6 +147,11 @@ class Snapshot(NamedTuple):
     sent bytes); ``paging`` (swapped-in bytes, swapped-out bytes); ``system``
     (interrupts, context switches); ``load`` the 1, 5 and 15 minute averages; ``mem``
     (used, free, cached, available) bytes.
+
+    Examples:
+        >>> snapshot = Snapshot(12.5, 1700000000.0, disks={"sda": (4096, 0)}, load=(0.5, 0.3, 0.1))
+        >>> snapshot.disks["sda"], snapshot.load[0], snapshot.cpu is None
+        ((4096, 0), 0.5, True)
     """
 
     monotonic: float
@@ -158,14 +168,28 @@ class Snapshot(NamedTuple):
 
 
 class DiskRate(NamedTuple):
-    """Bytes per second read and written by one disk."""
+    """Bytes per second read and written by one disk.
+
+    Examples:
+        >>> before = Snapshot(0.0, 100.0, disks={"sda": (0, 0)})
+        >>> after = Snapshot(2.0, 102.0, disks={"sda": (4096, 8192)})
+        >>> compute_rates(before, after, disks=["sda"]).disks["sda"]
+        DiskRate(read=2048.0, write=4096.0)
+    """
 
     read: float
     write: float
 
 
 class NicRate(NamedTuple):
-    """Bytes per second received and sent by one network interface."""
+    """Bytes per second received and sent by one network interface.
+
+    Examples:
+        >>> before = Snapshot(0.0, 100.0, nics={"eth0": (0, 0)})
+        >>> after = Snapshot(2.0, 102.0, nics={"eth0": (1000, 500)})
+        >>> compute_rates(before, after, nics=["eth0"]).nics["eth0"]
+        NicRate(recv=500.0, send=250.0)
+    """
 
     recv: float
     send: float
@@ -177,6 +201,15 @@ class Sample(NamedTuple):
     cpu columns are percentages that sum to 100 (None if cpu could not be read, or its
     counters' sum went back: a cpu went offline); byte rates are bytes per second;
     ``missing`` names the groups that could not be read.
+
+    Examples:
+        >>> before = Snapshot(0.0, 100.0, disks={"sda": (0, 0)}, nics={"eth0": (0, 0)})
+        >>> after = Snapshot(2.0, 102.0, disks={"sda": (4096, 8192)}, nics={"eth0": (1000, 500)})
+        >>> sample = compute_rates(before, after)
+        >>> sample.time, sample.elapsed, sample.disk_read, sample.net_send, sample.usr
+        (102.0, 2.0, 2048.0, 250.0, None)
+        >>> sample.missing
+        ('cpu', 'paging', 'system', 'load')
     """
 
     time: float
@@ -552,7 +585,16 @@ class ProcReader:
 
     One pread per file per snapshot, at offset 0 into a buffer big enough for the whole
     file, so each file is one consistent read; /proc/stat is read once for both cpu and
-    system. Every method returns one group's counters.
+    system. Every method returns one group's counters, and raises OSError where its file
+    cannot be read (or lists nothing of what it needs).
+
+    Examples:
+        >>> import pathlib, tempfile
+        >>> root = pathlib.Path(tempfile.mkdtemp())  # files laid out as /proc lays them out
+        >>> _ = (root / "loadavg").write_bytes(b"0.25 1.50 12.00 2/79 19584\\n")
+        >>> sampler = CounterSampler(readers=ProcReader(root).readers())
+        >>> sampler.snapshot().load, sampler.errors["cpu"]
+        ((0.25, 1.5, 12.0), "[Errno 2] No such file or directory: '...stat'")
     """
 
     def __init__(self, root: str | os.PathLike[str] = "/proc") -> None:
@@ -576,32 +618,109 @@ class ProcReader:
         return data
 
     def cpu(self) -> tuple[float, ...]:
-        """Keeps the read for `system`, which comes next in a snapshot."""
+        """The cumulative seconds user, nice, system, idle, iowait, irq, softirq and steal,
+        from ``stat`` (in clock ticks there). Keeps the read for `system`, which comes next
+        in a snapshot.
+
+        Examples:
+            >>> import os, pathlib, tempfile
+            >>> root = pathlib.Path(tempfile.mkdtemp())
+            >>> _ = (root / "stat").write_bytes(b"cpu  100 2 30 4000 5 6 7 8\\n")
+            >>> [round(seconds * os.sysconf("SC_CLK_TCK")) for seconds in ProcReader(root).cpu()]
+            [100, 2, 30, 4000, 5, 6, 7, 8]
+        """
         self._stat = None
         self._stat = self._read("stat")
         return parse_stat_cpu(self._stat)
 
     def system(self) -> tuple[int, int]:
+        """Interrupts and context switches since boot, from ``stat`` (the read `cpu` kept,
+        where it came just before).
+
+        Examples:
+            >>> import pathlib, tempfile
+            >>> root = pathlib.Path(tempfile.mkdtemp())
+            >>> _ = (root / "stat").write_bytes(b"cpu  1 2 3 4\\nintr 123456 7 8\\nctxt 98765\\n")
+            >>> ProcReader(root).system()
+            (123456, 98765)
+        """
         data, self._stat = self._stat, None
         return parse_stat_system(data if data is not None else self._read("stat"))
 
     def disks(self) -> DeviceCounters:
+        """Bytes read and written by each block device, from ``diskstats`` (which counts
+        512-byte sectors).
+
+        Examples:
+            >>> import pathlib, tempfile
+            >>> root = pathlib.Path(tempfile.mkdtemp())
+            >>> _ = (root / "diskstats").write_bytes(b"   8  0 sda 1 2 30 4 5 6 70 8 9 10 11\\n")
+            >>> ProcReader(root).disks()
+            {'sda': (15360, 35840)}
+        """
         return parse_diskstats(self._read("diskstats"))
 
     def nics(self) -> DeviceCounters:
+        """Bytes received and sent by each network interface, from ``net/dev``.
+
+        Examples:
+            >>> import pathlib, tempfile
+            >>> root = pathlib.Path(tempfile.mkdtemp())
+            >>> (root / "net").mkdir()
+            >>> line = b"  eth0: 1000 0 0 0 0 0 0 0 500 0 0 0 0 0 0 0\\n"  # past two header lines
+            >>> _ = (root / "net" / "dev").write_bytes(b"Inter-|\\n face |\\n" + line)
+            >>> ProcReader(root).nics()
+            {'eth0': (1000, 500)}
+        """
         return parse_net_dev(self._read("net/dev"))
 
     def paging(self) -> tuple[int, int]:
+        """Bytes swapped in and out since boot, from ``vmstat`` (which counts pages).
+
+        Examples:
+            >>> import os, pathlib, tempfile
+            >>> root = pathlib.Path(tempfile.mkdtemp())
+            >>> _ = (root / "vmstat").write_bytes(b"nr_free_pages 5\\npswpin 3\\npswpout 4\\n")
+            >>> [count // os.sysconf("SC_PAGE_SIZE") for count in ProcReader(root).paging()]
+            [3, 4]
+        """
         return parse_vmstat_paging(self._read("vmstat"))
 
     def load(self) -> tuple[float, float, float]:
+        """The 1, 5 and 15 minute load averages, from ``loadavg``.
+
+        Examples:
+            >>> import pathlib, tempfile
+            >>> root = pathlib.Path(tempfile.mkdtemp())
+            >>> _ = (root / "loadavg").write_bytes(b"0.25 1.50 12.00 2/79 19584\\n")
+            >>> ProcReader(root).load()
+            (0.25, 1.5, 12.0)
+        """
         return parse_loadavg(self._read("loadavg"))
 
     def mem(self) -> tuple[int, int, int, int]:
+        """Memory used, free, cached and available in bytes, from ``meminfo``, counted as
+        psutil and ``free`` count them (cached = Cached + SReclaimable, used = MemTotal -
+        MemAvailable).
+
+        Examples:
+            >>> import pathlib, tempfile
+            >>> root = pathlib.Path(tempfile.mkdtemp())
+            >>> _ = (root / "meminfo").write_bytes(
+            ...     b"MemTotal: 8 kB\\nMemFree: 2 kB\\nCached: 3 kB\\nMemAvailable: 5 kB\\n"
+            ... )
+            >>> ProcReader(root).mem()
+            (3072, 2048, 3072, 5120)
+        """
         return parse_meminfo(self._read("meminfo"))
 
     def readers(self) -> dict[str, Callable[[], Any]]:
-        """The group readers, by group name."""
+        """The group readers, by group name (for `CounterSampler`'s *readers*).
+
+        Examples:
+            >>> sorted(ProcReader().readers())  # nothing is read until a reader is called
+            ['cpu', 'disk', 'load', 'mem', 'net', 'paging', 'system']
+        """
         return {
             "cpu": self.cpu,
             "disk": self.disks,
@@ -752,7 +871,15 @@ class CounterSampler:
         """The first failure of each group that could not be read: group -> message."""
 
     def snapshot(self) -> Snapshot:
-        """Read every group's counters now (a group that fails becomes None)."""
+        """Read every group's counters now (a group that fails becomes None).
+
+        Examples:
+            >>> def unreadable():
+            ...     raise OSError("no loadavg here")
+            >>> sampler = CounterSampler(readers={"load": unreadable})
+            >>> sampler.snapshot().load, sampler.errors["load"]
+            (None, 'no loadavg here')
+        """
         values: dict[str, Any] = {}
         for group, name, reader in self._plan:
             try:
@@ -762,7 +889,17 @@ class CounterSampler:
         return Snapshot(time.monotonic(), time.time(), groups=self.groups, **values)
 
     def sample(self) -> Sample | None:
-        """Return the rates since the previous call (None on the first call)."""
+        """Return the rates since the previous call (None on the first call).
+
+        Examples:
+            >>> cpu = iter([(10, 0, 5, 80, 5, 0, 0, 0), (12, 0, 6, 81, 5, 1, 0, 0)])
+            >>> sampler = CounterSampler(readers={"cpu": lambda: next(cpu)})
+            >>> sampler.sample() is None  # the first call primes
+            True
+            >>> sample = sampler.sample()
+            >>> sample.usr, sample.sys, sample.idl, sample.elapsed >= 0
+            (60.0, 20.0, 20.0, True)
+        """
         current = self.snapshot()
         previous, self._previous = self._previous, current
         if previous is None:
@@ -779,6 +916,15 @@ class CounterSampler:
         Raises:
             TypeError: If *interval* is not a number or *count* not an int or None.
             ValueError: If *interval* is not positive or above `MAX_INTERVAL`, or *count* < 1.
+
+        Examples:
+            >>> sampler = CounterSampler(readers={"load": lambda: (0.5, 0.25, 0.125)})
+            >>> [sample.load15 for sample in sampler.run(interval=0.01, count=3)]
+            [0.125, 0.125, 0.125]
+            >>> sampler.run(interval=0)
+            Traceback (most recent call last):
+            ...
+            ValueError: interval must be a positive number of seconds, at most 31,622,400 ...
         """
         if isinstance(interval, bool) or not isinstance(interval, int | float):
             msg = f"interval must be a number of seconds, got {describe(interval)}"
