@@ -47,7 +47,20 @@ __all__ = [
 
 
 class SamplingWarning(UserWarning):
-    """A group of counters could not be read; its fields are None and it is in ``missing``."""
+    """A group of counters could not be read; its fields are None and it is in ``missing``.
+
+    Each `Sampler` warns once per group, the first time it fails.
+
+    Examples:
+        >>> import warnings
+        >>> def unreadable():
+        ...     raise OSError("no loadavg here")
+        >>> with warnings.catch_warnings(record=True) as caught:
+        ...     warnings.simplefilter("always")
+        ...     load = Sampler(readers={"load": unreadable}).snapshot().load
+        >>> load, [str(w.message) for w in caught if "load" in str(w.message)]
+        (None, ['cannot read load counters (no loadavg here); reporting them as missing'])
+    """
 
 
 # -- rates --------------------------------------------------------------------------------
@@ -137,7 +150,16 @@ class Sampler:
         return snapshot
 
     def sample(self) -> Sample | None:
-        """Return the rates since the previous call (None on the first call)."""
+        """Return the rates since the previous call (None on the first call).
+
+        Examples:
+            >>> cpu = iter([(10, 0, 5, 80, 5, 0, 0, 0), (12, 0, 6, 81, 5, 1, 0, 0)])
+            >>> sampler = Sampler(readers={"cpu": lambda: next(cpu)})
+            >>> sampler.sample() is None  # the first call primes
+            True
+            >>> sampler.sample().usr  # user + nice + irq + softirq: 3 of 5 seconds
+            60.0
+        """
         result = self._counters.sample()
         self._warn()
         return result
