@@ -24,6 +24,12 @@ class DstatInfo:
     ``flavor`` is ``"dstat"`` (the original), ``"pcp-dstat"`` (Performance Co-Pilot's
     rewrite), ``"dool"`` (the original's maintained successor), ``"missing"`` or
     ``"unknown"``; ``evidence`` lists what the decision rests on.
+
+    Examples:
+        >>> info = DstatInfo("dstat", "/usr/bin/dstat", "/usr/bin/pcp-dstat", "pcp-dstat",
+        ...                  "6.2.0", ("resolves to /usr/bin/pcp-dstat",))
+        >>> info.flavor, info.version, info.evidence[0]
+        ('pcp-dstat', '6.2.0', 'resolves to /usr/bin/pcp-dstat')
     """
 
     command: str
