@@ -33,7 +33,19 @@ one read of that size is already far more memory than streaming needs."""
 
 
 class Matcher(Protocol):
-    """What streaming needs of a replacer (`devutils.text.Replacer` is one)."""
+    """What streaming needs of a replacer (`devutils.text.Replacer` is one).
+
+    Examples:
+        >>> import re
+        >>> class Digits:  # each digit becomes "#"
+        ...     max_match_length = 1
+        ...     def iter_matches(self, text, pos=0):
+        ...         for match in re.compile(r"\\d").finditer(text, pos):
+        ...             yield match.start(), match.end(), "#"
+        >>> stream = StreamReplacer(Digits())
+        >>> stream.feed("pin 12") + stream.feed("34") + stream.finish()
+        'pin ####'
+    """
 
     @property
     def max_match_length(self) -> int:
@@ -49,10 +61,45 @@ class Matcher(Protocol):
 
 
 class SupportsRead(Protocol):
+    """What `replace_stream` reads from: ``read(size)`` gives the next piece of text as a
+    str (of any length), and ``""`` at the end (a text file, `io.StringIO`, ...).
+
+    Examples:
+        >>> import io
+        >>> from devutils.text import Replacer
+        >>> class Pieces:  # a reader of pieces that arrive one at a time
+        ...     def __init__(self, *pieces):
+        ...         self.pieces = list(pieces)
+        ...     def read(self, size=-1, /):
+        ...         return self.pieces.pop(0) if self.pieces else ""
+        >>> out = io.StringIO()
+        >>> replace_stream(Replacer({"new york": "NYC"}), Pieces("new yo", "rk, new york"), out)
+        2
+        >>> out.getvalue()
+        'NYC, NYC'
+    """
+
     def read(self, size: int = ..., /) -> str: ...
 
 
 class SupportsWrite(Protocol):
+    """What `replace_stream` writes to: ``write(text)`` takes each piece of output (what
+    it returns is ignored), as a text file or `io.StringIO` does.
+
+    Examples:
+        >>> import io
+        >>> from devutils.text import Replacer
+        >>> class Lines(list):  # a writer that keeps each piece written
+        ...     def write(self, text, /):
+        ...         self.append(text)
+        >>> out = Lines()
+        >>> replace_stream(Replacer({"cat": "dog"}), io.StringIO("a cat\\ncats\\n"), out,
+        ...                chunk_size=6)
+        2
+        >>> out
+        ['a dog\\n', 'dogs\\n']
+    """
+
     def write(self, text: str, /) -> object: ...
 
 
