@@ -207,7 +207,17 @@ class Pattern:
     pattern between word-boundary lookarounds. With *by_regex* it is the `regex` package,
     whose ``\\w`` is Unicode's; else stdlib `re`, whose ``\\w`` differs on a few characters
     (combining marks, superscripts), so for whole words it `applies` only to a text that
-    holds none; with *shorter_than*, only to texts shorter than that."""
+    holds none; with *shorter_than*, only to texts shorter than that.
+
+    Examples:
+        >>> pattern = Pattern(["cat", "category"], whole_words=False)
+        >>> pattern.find("a category of cats", 0, 18)  # (key index, start, end)
+        [(1, 2, 10), (0, 14, 17)]
+        >>> pattern.find("a category of cats", 2, 18)  # in the positions of the piece
+        [(1, 0, 8), (0, 12, 15)]
+        >>> Pattern(["cafe"], whole_words=True).applies("cafe\\u0301", 0, 5)  # a combining mark
+        False
+    """
 
     def __init__(
         self,
@@ -240,6 +250,7 @@ class Pattern:
         return not self.whole_words or self.by_regex or _stdlib_words_agree(text, start, stop)
 
     def find(self, text: str, start: int, stop: int) -> list[Found]:
+        """The matches in the positions of ``text[start:stop]`` (see the class)."""
         index, found = self.index, self.pattern.finditer(text, start, stop)
         if not start:
             return [(index[match[0]], *match.span()) for match in found]
@@ -334,7 +345,15 @@ def _foldings() -> _Foldings:
 
 def folding_positions(text: str, start: int, stop: int, most: int) -> list[int] | None:
     """Where the characters that fold to several (``"ß"`` -> ``"ss"``) are in
-    ``text[start:stop]``, in order; None if there are more than *most*."""
+    ``text[start:stop]``, in order; None if there are more than *most*.
+
+    Examples:
+        >>> text = "Straße und Maß"
+        >>> folding_positions(text, 0, 14, 5), folding_positions(text, 0, 14, 1)
+        ([4, 13], None)
+        >>> folding_positions(text, 5, 14, 5)  # in the text's positions, not the piece's
+        [13]
+    """
     return _foldings().positions(text, start, stop, most)
 
 
@@ -410,19 +429,37 @@ def _mark_key(key: str) -> str:
 
 
 def unmark(marked: str) -> str:
-    """A piece marked by `_mark_words` without its markers."""
+    """A piece marked by `_mark_words` without its markers.
+
+    Examples:
+        >>> unmark("\\x02ab\\x03 \\x02c\\x03")  # "ab c", marked for whole words
+        'ab c'
+    """
     return marked.replace(_START, "").replace(_END, "")
 
 
 def unmarked_length(marked: str, end: int) -> int:
-    """How many characters of the text ``marked[:end]`` holds (its markers left out)."""
+    """How many characters of the text ``marked[:end]`` holds (its markers left out).
+
+    Examples:
+        >>> marked = "\\x02ab\\x03 \\x02c\\x03"  # "ab c", marked for whole words
+        >>> unmarked_length(marked, 4), unmarked_length(marked, len(marked))
+        (2, 4)
+    """
     return end - marked.count(_START, 0, end) - marked.count(_END, 0, end)
 
 
 def marked_cut(marked: str, tail: int) -> int:
     """The position in *marked* where the last *tail* characters of its text begin,
     before that gap's markers: ``unmarked_length(marked, cut)`` is the text's length
-    less *tail*. Walks back over those characters only."""
+    less *tail*. Walks back over those characters only.
+
+    Examples:
+        >>> marked = "\\x02ab\\x03 \\x02c\\x03"  # "ab c", marked for whole words
+        >>> cut = marked_cut(marked, 1)  # where its last character, "c", begins
+        >>> marked[:cut], unmarked_length(marked, cut)
+        ('\\x02ab\\x03 ', 3)
+    """
     position = len(marked)
     while tail:
         position -= 1
@@ -437,7 +474,15 @@ def marked_cut(marked: str, tail: int) -> int:
 
 
 class Automaton:
-    """The ``"automaton"`` engine (see the module's docstring)."""
+    """The ``"automaton"`` engine (see the module's docstring).
+
+    Examples:
+        >>> automaton = Automaton(["cat", "category"], whole_words=False, ignore_case=True)
+        >>> automaton.find("A Category of CATS", 0, 18)  # (key index, start, end)
+        [(1, 2, 10), (0, 14, 17)]
+        >>> Automaton(["cat"], whole_words=True, ignore_case=False).find("cat category", 0, 12)
+        [(0, 0, 3)]
+    """
 
     def __init__(self, keys: list[str], *, whole_words: bool, ignore_case: bool) -> None:
         self.whole_words = whole_words
@@ -584,12 +629,27 @@ def _marker_count(key: str) -> int:
 
 def holds_internal(keys: Sequence[str]) -> bool:
     """Whether a key holds the automaton's markers or placeholders (then only
-    `Overlapping` can search for it)."""
+    `Overlapping` can search for it).
+
+    Examples:
+        >>> holds_internal(["cat", "dog"]), holds_internal(["cat", "tab\\x02"])
+        (False, True)
+    """
     return any(_INTERNAL.search(key) for key in keys)
 
 
 class OverlappingOnly(Exception):
-    """This text is for `Overlapping`."""
+    """This text is for `Overlapping`.
+
+    Examples:
+        >>> text = "Stra\\U0010ff00 Straße"  # a placeholder (private use), then a folding
+        >>> Automaton(["strasse"], whole_words=False, ignore_case=True).find_spelled(text, 0, 12)
+        Traceback (most recent call last):
+        ...
+        devutils.textengines.OverlappingOnly
+        >>> Overlapping(["strasse"], whole_words=False, ignore_case=True).find(text, 0, 12)
+        [(0, 6, 12)]
+    """
 
 
 class _HoldsMarkers(OverlappingOnly):
@@ -598,7 +658,17 @@ class _HoldsMarkers(OverlappingOnly):
 
 
 class FoldsLonger(Exception):
-    """This text holds characters that fold to several (see `Automaton.find_spelled`)."""
+    """This text holds characters that fold to several (see `Automaton.find_spelled`).
+
+    Examples:
+        >>> automaton = Automaton(["strasse"], whole_words=False, ignore_case=True)
+        >>> automaton.find("Straße", 0, 6)
+        Traceback (most recent call last):
+        ...
+        devutils.textengines.FoldsLonger
+        >>> [(automaton.owners[i], b, e) for i, b, e in automaton.find_spelled("Straße", 0, 6)]
+        [(0, 0, 6)]
+    """
 
 
 # -- the overlapping engine ----------------------------------------------------------------
@@ -606,7 +676,13 @@ class FoldsLonger(Exception):
 
 class Overlapping:
     """The ``"overlapping"`` engine: every overlapping occurrence, filtered, then resolved
-    leftmost-longest."""
+    leftmost-longest.
+
+    Examples:
+        >>> overlapping = Overlapping(["a\\x02b", "ab"], whole_words=False, ignore_case=False)
+        >>> overlapping.find("ab a\\x02b", 0, 7)  # a key with a marker in it
+        [(1, 0, 2), (0, 3, 6)]
+    """
 
     def __init__(self, keys: list[str], *, whole_words: bool, ignore_case: bool) -> None:
         self.keys = keys
@@ -620,6 +696,8 @@ class Overlapping:
         return _aho_corasick(self.keys, ahocorasick_rs.MatchKind.Standard)
 
     def find(self, text: str, start: int, stop: int) -> list[Found]:
+        """The matches in the positions of ``text[start:stop]``, ``(key_index, start,
+        end)``, left to right (the pieces between lone surrogates searched one by one)."""
         return _by_segments(functools.partial(self._find, self.automaton), text, start, stop)
 
     def _find(
