@@ -308,7 +308,7 @@ def _checked_keys(keys: object, ignore_case: bool) -> list[str]:
         keys = [str(key) for key in keys]  # (str subclasses)
     checked = [key.casefold() for key in keys] if ignore_case else list(keys)
     distinct = set(checked)
-    if "" in distinct or SURROGATES.search("".join(checked)):
+    if "" in distinct or not _encodes("".join(checked)):  # (a lone surrogate does not)
         key = next(key for key in checked if not key or SURROGATES.search(key))
         msg = f"keys must be non-empty and without lone surrogates, got {key!r}"
         raise ValueError(msg)
@@ -321,6 +321,14 @@ def _checked_keys(keys: object, ignore_case: bool) -> list[str]:
                 raise ValueError(msg)
             seen.add(key)
     return checked
+
+
+def _encodes(text: str) -> bool:
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _check_replacements(replacements: object, keys: int) -> None:
