@@ -19,8 +19,13 @@ from devutils.textengines import (
     Found,
     Overlapping,
     OverlappingOnly,
+    Pattern,
+    folding_positions,
     holds_internal,
     is_word_char,
+    marked_cut,
+    unmark,
+    unmarked_length,
 )
 from devutils.textengines import _mark_words as mark_words
 from devutils.textsearch import Engine, Match, Search
@@ -367,3 +372,129 @@ def test_examples_of_the_internal_characters() -> None:
     assert holds_internal(["a", "b\x02"])
     assert not holds_internal(["a", "ß", "\U0010fefe"])
     assert holds_internal(["\U0010ff00"])
+
+
+# -- properties added for the standard ---
+
+# The characters of the text engines' special cases: "ß", "ﬁ" and "İ" fold to several
+# ("ss", "fi", "i" + U+0307), U+017F (long s) to one ("s"); "\x02" is one of the
+# automaton's markers; "\udcff" (a lone surrogate, as surrogateescape gives) is in no
+# key, and splits a text.
+_FOLDING_ALPHABET = "abAB -ßsS\u017fﬁfiİ\u0301\x02"
+_FOLDING_KEYS = st.lists(
+    st.text(st.sampled_from(_FOLDING_ALPHABET), min_size=1, max_size=4), min_size=1, max_size=5
+)
+
+
+def _brute_force_found(
+    keys: list[str], text: str, start: int, stop: int, whole_words: bool, ignore_case: bool
+) -> list[Found]:
+    """Leftmost-longest in ``text[start:stop]``, as ``(key_index, begin, end)`` in the
+    piece's positions: at each position every end, longest first, the piece between
+    compared (case-folded with *ignore_case*) with each key."""
+    fold: Callable[[str], str] = str.casefold if ignore_case else str
+    index = {key: i for i, key in enumerate(keys)}
+    piece, found, position = text[start:stop], [], 0
+    while position < len(piece):
+        for end in range(len(piece), position, -1):
+            key = fold(piece[position:end])
+            if key not in index:
+                continue
+            if whole_words and (
+                (start + position > 0 and is_word_char(text[start + position - 1]))
+                or (end < len(piece) and is_word_char(piece[end]))
+            ):
+                continue
+            found.append((index[key], position, end))
+            position = end
+            break
+        else:
+            position += 1
+    return found
+
+
+@given(_FOLDING_KEYS, st.data(), st.booleans(), st.booleans())
+def test_the_overlapping_engine_finds_what_the_brute_force_finds(
+    keys: list[str], data: st.DataObject, whole_words: bool, ignore_case: bool
+) -> None:
+    # The engine of last resort, for keys with markers and texts the automaton refuses:
+    # with ignore_case it is given the keys case-folded, as `Search` gives them.
+    keys = list(dict.fromkeys(key.casefold() if ignore_case else key for key in keys))
+    pieces = [*keys, *(key.upper() for key in keys), *_FOLDING_ALPHABET, "\udcff"]
+    text = data.draw(st.lists(st.sampled_from(pieces), max_size=12).map("".join))
+    start = data.draw(st.integers(0, len(text)))
+    stop = data.draw(st.integers(start, len(text)))
+    engine = Overlapping(keys, whole_words=whole_words, ignore_case=ignore_case)
+    for begin, end in ((0, len(text)), (start, stop)):
+        expected = _brute_force_found(keys, text, begin, end, whole_words, ignore_case)
+        assert engine.find(text, begin, end) == expected
+
+
+@given(_KEYS, st.data(), st.booleans(), st.booleans(), st.sampled_from([None, None, 3, 12]))
+def test_the_re_engine_finds_what_the_brute_force_finds_where_it_applies(
+    keys: list[str],
+    data: st.DataObject,
+    whole_words: bool,
+    by_regex: bool,
+    shorter_than: int | None,
+) -> None:
+    # (as `Search` builds it: `regex` only for whole words, a length limit only without)
+    by_regex = by_regex and whole_words
+    shorter_than = None if whole_words else shorter_than
+    keys = list(dict.fromkeys([*keys, *(key[:-1] for key in keys if len(key) > 1)]))  # prefixes
+    text = data.draw(_text_of(keys))
+    start = data.draw(st.integers(0, len(text)))
+    stop = data.draw(st.integers(start, len(text)))
+    pattern = Pattern(keys, whole_words=whole_words, by_regex=by_regex, shorter_than=shorter_than)
+    for begin, end in ((0, len(text)), (start, stop)):  # the whole text, and a piece
+        applies = pattern.applies(text, begin, end)
+        if shorter_than is not None:
+            assert applies == (end - begin < shorter_than)
+        elif not whole_words or by_regex or text.isascii():
+            assert applies  # stdlib `re` is only unsure of words outside ASCII
+        if applies:
+            expected = _brute_force_found(keys, text, begin, end, whole_words, ignore_case=False)
+            assert pattern.find(text, begin, end) == expected
+
+
+@given(
+    st.text(st.sampled_from("aßsSﬁİ \u0301\U0001f600"), max_size=20),
+    st.data(),
+    st.integers(0, 6),
+)
+def test_folding_positions_are_the_characters_that_fold_to_several(
+    text: str, data: st.DataObject, most: int
+) -> None:
+    start = data.draw(st.integers(0, len(text)))
+    stop = data.draw(st.integers(start, len(text)))
+    found = [i for i in range(start, stop) if len(text[i].casefold()) > 1]
+    assert folding_positions(text, start, stop, most) == (found if len(found) <= most else None)
+
+
+@given(
+    st.lists(
+        st.text(st.sampled_from("a\x01\x02\x03\x04ß\U0010fefe\U0010ff00\U0010ff7f\U0010ffff")),
+        max_size=4,
+    )
+)
+def test_holds_internal_finds_a_marker_or_a_placeholder_in_any_key(keys: list[str]) -> None:
+    internal = {"\x02", "\x03", *map(chr, range(0x10FF00, 0x110000))}
+    assert holds_internal(keys) == any(char in internal for key in keys for char in key)
+
+
+@given(_TEXTS, st.booleans())
+def test_a_marked_text_gives_back_its_text_its_lengths_and_its_cuts(
+    text: str, word_before: bool
+) -> None:
+    marked = mark_words(text, word_before=word_before)
+    assert unmark(marked) == text
+    for end in range(len(marked) + 1):
+        assert unmarked_length(marked, end) == len(unmark(marked[:end]))
+    for tail in range(len(text) + 1):
+        # the first position where the text's last *tail* characters are all still ahead
+        first = min(
+            position
+            for position in range(len(marked) + 1)
+            if len(unmark(marked[:position])) == len(text) - tail
+        )
+        assert marked_cut(marked, tail) == first
