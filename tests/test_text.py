@@ -19,7 +19,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from devutils.text import Engine, MappingKeyError, Replacer, is_word_char, multi_replace
-from devutils.textstream import MAX_CHUNK, StreamReplacer, replace_stream
+from devutils.textstream import MAX_CHUNK, StreamReplacer, check_chunk_size, replace_stream
 from tests.text_reference import reference
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "text.md"
@@ -872,3 +872,26 @@ def test_iter_matches_refuses_a_pos_outside_the_text(
     with pytest.raises(error, match="^" + re.escape(message)):
         Replacer({"b": "x"}).iter_matches("abc", pos)
     assert list(Replacer({"b": "x"}).iter_matches("abc", 3)) == []
+
+
+# -- properties added for the standard ---
+
+_NOT_INTS = st.booleans() | st.floats() | st.text(max_size=3) | st.none() | st.just(b"8")
+
+
+@given(
+    st.integers(-3, 3)
+    | st.integers(MAX_CHUNK - 3, MAX_CHUNK + 3)
+    | st.integers(-(2**70), 2**70)
+    | st.just(10**5000)
+    | _NOT_INTS
+)
+def test_check_chunk_size_takes_exactly_the_ints_from_1_to_max_chunk(value: object) -> None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        with pytest.raises(TypeError, match=r"^chunk_size must be an int, got "):
+            check_chunk_size(value)
+    elif 1 <= value <= MAX_CHUNK:
+        assert check_chunk_size(value) is value
+    else:
+        with pytest.raises(ValueError, match=r"^chunk_size must be (positive, got|at most) "):
+            check_chunk_size(value)
