@@ -16,10 +16,13 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from devutils.batch import (
+    MAX_INT,
     BatchError,
     BatchPlan,
     BatchTypeError,
+    TrainingSchedule,
     check_int,
+    check_rounding,
     data_parallel_size,
     effective_batch_size,
     micro_batches_per_epoch,
@@ -879,3 +882,111 @@ def test_a_huge_int_or_a_failing_repr_is_a_batch_error(
         call(value)
     assert caught.value.value is value
     assert len(str(caught.value)) < 200
+
+
+# -- properties added for the standard ---
+
+_NOT_INTS = st.booleans() | st.floats() | st.text(max_size=3) | st.none() | st.just(b"8")
+
+
+@given(
+    st.sampled_from(["devices", "n_samples", "seq_len"]),
+    st.integers(-3, 3)
+    | st.integers(MAX_INT - 3, MAX_INT + 3)
+    | st.integers(-(2**70), 2**70)
+    | _NOT_INTS,
+)
+def test_check_int_takes_exactly_the_ints_from_1_to_max_int(name: str, value: object) -> None:
+    if not isinstance(value, bool) and isinstance(value, int) and 1 <= value <= MAX_INT:
+        assert check_int(name, value) is value
+        return
+    with pytest.raises(BatchError) as caught:
+        check_int(name, value)
+    error = caught.value
+    if isinstance(value, bool) or not isinstance(value, int):
+        assert isinstance(error, BatchTypeError)
+        assert error.reason.startswith("must be an int, got ")
+    else:
+        assert not isinstance(error, TypeError)
+        assert error.reason.startswith(("must be >= 1, got ", "must be <= 2**63 - 1, got "))
+    assert (error.argument, error.value) == (name, value)
+    assert str(error) == f"{name} {error.reason}"
+
+
+@given(
+    st.sampled_from(["exact", "down", "up", "nearest"])
+    | st.sampled_from(["Down", "UP", " up", "exact ", "floor", "ceil", ""])
+    | st.text(max_size=8)
+    | st.integers()
+    | _NOT_INTS
+)
+def test_check_rounding_takes_exactly_the_four_roundings(value: object) -> None:
+    if value in ("exact", "down", "up", "nearest") and isinstance(value, str):
+        assert check_rounding(value) is value
+        return
+    expected = BatchError if isinstance(value, str) else BatchTypeError
+    with pytest.raises(expected) as caught:
+        check_rounding(value)
+    assert isinstance(caught.value, TypeError) == (expected is BatchTypeError)
+    assert (caught.value.argument, caught.value.value) == ("rounding", value)
+    assert caught.value.reason.startswith("must be 'exact', 'down', 'up' or 'nearest', got ")
+
+
+@given(
+    n=st.integers(1, 600),
+    per=st.integers(1, 12),
+    acc=st.integers(1, 8),
+    devices=st.integers(1, 8),
+    drop_last=st.booleans(),
+    sharding=st.sampled_from(["batches", "samples"]),
+    quarters=st.none() | st.integers(1, 20),
+    seq_len=st.none() | st.integers(1, 4096),
+    data=st.data(),
+)
+def test_training_schedule_is_a_simulated_run(
+    n: int,
+    per: int,
+    acc: int,
+    devices: int,
+    drop_last: bool,
+    sharding: Any,
+    quarters: int | None,
+    seq_len: int | None,
+    data: st.DataObject,
+) -> None:
+    # Steps per epoch as the sharded dataloader and the step every acc micro-batches give
+    # them (simulated); then the Trainer's arithmetic: epochs (here a number of quarters,
+    # exact in a float) or max_steps, ceil(epochs x steps per epoch), warmup_ratio rounded
+    # up (here eighths), or a warmup count.
+    simulate = simulate_steps if sharding == "batches" else simulate_distributed_sampler
+    per_epoch = simulate(n, per, acc, devices, drop_last)
+    max_steps = None if quarters is not None else data.draw(st.integers(1, 10_000))
+    epochs = None if quarters is None else quarters / 4
+    eighths = data.draw(st.none() | st.integers(0, 7))
+    options: dict[str, Any] = {"drop_last": drop_last, "sharding": sharding, "seq_len": seq_len}
+    if per_epoch == 0:
+        with pytest.raises(BatchError):
+            training_schedule(n, per, acc, devices, epochs=epochs, max_steps=max_steps, **options)
+        return
+    if max_steps is not None:
+        total, run_epochs = max_steps, max_steps / per_epoch
+    else:
+        assert quarters is not None
+        total, run_epochs = -(-quarters * per_epoch // 4), quarters / 4
+    if eighths is None:
+        warmup_count = data.draw(st.integers(0, total))
+        warmup: int | float = warmup_count
+    else:
+        warmup, warmup_count = eighths / 8, -(-total * eighths // 8)
+    schedule = training_schedule(
+        n, per, acc, devices, epochs=epochs, max_steps=max_steps, warmup=warmup, **options
+    )
+    samples = per * acc * devices
+    assert schedule == TrainingSchedule(
+        steps_per_epoch=per_epoch,
+        total_steps=total,
+        epochs=run_epochs,
+        warmup_steps=warmup_count,
+        samples_per_step=samples,
+        tokens_per_step=None if seq_len is None else samples * seq_len,
+    )
