@@ -975,3 +975,41 @@ def test_an_empty_n_is_a_column_of_no_steps() -> None:
     assert len(add_months(empty, no_steps)) == 0
     with pytest.raises(ValueError, match=r"^d and n must have the same length, got 1 and 0"):
         add_months(np.array(["2024-01-31"], dtype="datetime64[D]"), no_steps)
+
+
+# -- properties added for the standard ---
+
+_DAYS = st.lists(st.dates(date(1900, 1, 1), date(2100, 12, 31)), max_size=4)
+_COLUMN_VALUES = st.one_of(
+    _DAYS.map(lambda days: np.array(days, dtype="datetime64[D]")),
+    st.lists(st.integers(-5, 5), max_size=4).map(lambda values: np.array(values, dtype=np.int64)),
+    st.integers(-5, 5).map(np.array),  # (a 0-d array is an ndarray too)
+    _DAYS.map(lambda days: pd.Series(pd.to_datetime(days), dtype="datetime64[ns]")),
+    _DAYS.map(lambda days: pd.DatetimeIndex(days, dtype="datetime64[ns]")),
+    st.lists(st.integers(-5, 5), max_size=4).map(lambda values: pd.Index(values, dtype="int64")),
+    _DAYS.map(lambda days: pl.Series(days, dtype=pl.Date)),
+    st.lists(st.integers(-5, 5), max_size=4).map(lambda values: pl.Series(values, dtype=pl.Int64)),
+)
+_SINGLE_VALUES = st.one_of(
+    _DAYS,
+    _DAYS.map(tuple),
+    st.dates(),
+    st.datetimes(),
+    st.dates().map(np.datetime64),
+    st.datetimes(datetime(1900, 1, 1), datetime(2100, 1, 1)).map(pd.Timestamp),
+    st.integers(-5, 5).map(np.int64),
+    st.integers(),
+    st.text(max_size=4),
+    st.none(),
+    st.sampled_from([pd.NaT, np.datetime64("NaT")]),
+    _DAYS.map(lambda days: pd.DataFrame({"day": days})),
+    _DAYS.map(lambda days: pl.DataFrame({"day": days})),
+    _DAYS.map(lambda days: dict(enumerate(days))),
+)
+
+
+@given(_COLUMN_VALUES | _SINGLE_VALUES)
+def test_is_column_says_which_values_are_a_column_type(value: Any) -> None:
+    # the types the docstring names: a numpy array, a pandas Series or Index, a polars
+    # Series; every other value (a DataFrame, a list, a scalar) is none
+    assert is_column(value) == isinstance(value, np.ndarray | pd.Series | pd.Index | pl.Series)
