@@ -7,6 +7,7 @@ the mechanism directly, as a caller with a transformation of their own does.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import shutil
@@ -16,6 +17,7 @@ import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from unittest import mock
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -26,6 +28,7 @@ from devutils.atomicfiles import (
     AtomicRewrite,
     FileChangedError,
     FileRefusedError,
+    fsync_directory,
     open_regular,
 )
 
@@ -234,3 +237,78 @@ def test_a_backup_that_is_the_changed_file_itself_is_not_left(
             job.commit()
     assert path.read_bytes() == b"hello a\nAPPENDED\n"  # as the other program left it
     assert sorted(p.name for p in tmp_path.iterdir()) == ["g"]
+
+
+# -- properties added for the standard ---
+
+
+@given(
+    data=st.binary(max_size=3000),
+    kind=st.sampled_from(["file", "link", "folder", "fifo", "device"]),
+    sizes=st.lists(st.integers(1, 700), max_size=5),
+)
+def test_open_regular_reads_back_a_regular_file_and_refuses_anything_else(
+    data: bytes, kind: str, sizes: list[int]
+) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "a.bin"
+        path.write_bytes(data)
+        name = Path(folder) / "named"
+        if kind == "file":
+            name = path
+        elif kind == "link":
+            name.symlink_to(path)
+        elif kind == "folder":
+            name.mkdir()
+        elif kind == "fifo":
+            os.mkfifo(name)
+        else:
+            name.symlink_to(os.devnull)
+        if kind not in ("file", "link"):
+            with pytest.raises(FileRefusedError) as caught:
+                open_regular(str(name), name="shown")
+            assert (caught.value.path, caught.value.kind) == ("shown", "not-regular")
+            return
+        with open_regular(str(name)) as source:
+            assert os.get_blocking(source.fileno())  # (opened without blocking, then set back)
+            pieces = [source.read(size) for size in sizes]
+            pieces.append(source.read())
+        assert b"".join(pieces) == data
+
+
+def _descriptors() -> list[str]:
+    return sorted(os.listdir("/proc/self/fd"))
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="needs /proc/self/fd")
+@given(
+    kind=st.sampled_from(
+        ["folder", "file", "missing", "under-a-file", "link-to-folder", "dangling"]
+    ),
+    name=st.text(
+        st.characters(exclude_categories=["Cs"], exclude_characters="/\x00"), min_size=1, max_size=8
+    )
+    | st.just("x" * 300),
+)
+def test_fsync_directory_syncs_what_opens_ignores_what_cannot_and_keeps_no_descriptor(
+    kind: str, name: str
+) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, name)
+        if kind == "folder":
+            with contextlib.suppress(OSError):  # (a name too long for a file: it stays missing)
+                os.mkdir(path)
+        elif kind in ("file", "under-a-file"):
+            with contextlib.suppress(OSError), open(path, "wb"):
+                pass
+            path = os.path.join(path, "inside") if kind == "under-a-file" else path
+        elif kind in ("link-to-folder", "dangling"):
+            target = folder if kind == "link-to-folder" else os.path.join(folder, "none")
+            with contextlib.suppress(OSError):
+                os.symlink(target, path)
+        opens = os.path.exists(path)
+        before = _descriptors()
+        with mock.patch.object(os, "fsync", wraps=os.fsync) as synced:
+            fsync_directory(path)  # (best effort: never an error)
+        assert synced.call_count == (1 if opens else 0)
+        assert _descriptors() == before
