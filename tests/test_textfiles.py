@@ -10,6 +10,7 @@ import stat
 import struct
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -34,6 +35,7 @@ from devutils.textfiles import (
     replace_file,
     write_all,
 )
+from tests.text_reference import reference
 
 if TYPE_CHECKING:
     from tests.conftest import Cli
@@ -797,3 +799,63 @@ def test_an_encoding_no_codec_can_have_is_a_lookup_error(tmp_path: Path, encodin
     with pytest.raises(TypeError, match="encoding must be a str, got int 8"):
         replace_file(Replacer({"a": "b"}), path, encoding=8)  # type: ignore[arg-type]
     assert path.read_bytes() == b"a"
+
+
+# -- properties added for the standard ---
+
+_ALPHABETS = {  # the characters each encoding can write, with line endings of every kind
+    "utf-8": "aAé語🎉ß \r\n",
+    "utf-8-sig": "aAé語🎉ß \r\n",
+    "utf-16": "aAé語🎉ß \r\n",
+    "latin-1": "aAbéß \r\n",
+}
+
+
+@given(
+    encoding=st.sampled_from(sorted(_ALPHABETS)),
+    ignore_case=st.booleans(),
+    whole_words=st.booleans(),
+    mode=st.sampled_from([0o600, 0o640, 0o644, 0o664, 0o700, 0o755]),
+    chunk_size=st.integers(1, 9) | st.just(1 << 20),
+    data=st.data(),
+)
+def test_replace_file_gives_the_file_the_references_text_and_keeps_its_mode(
+    encoding: str,
+    ignore_case: bool,
+    whole_words: bool,
+    mode: int,
+    chunk_size: int,
+    data: st.DataObject,
+) -> None:
+    alphabet = st.sampled_from(_ALPHABETS[encoding])
+    keys = data.draw(st.lists(st.text(alphabet, min_size=1, max_size=3), min_size=1, max_size=4))
+    if ignore_case:  # (keys that fold alike must map to one value)
+        keys = list({key.casefold(): key for key in keys}.values())
+    keys = list(dict.fromkeys(keys))
+    values = data.draw(
+        st.lists(st.text(alphabet, max_size=3), min_size=len(keys), max_size=len(keys))
+    )
+    mapping = dict(zip(keys, values, strict=True))
+    text = data.draw(
+        st.lists(st.sampled_from([*keys, *_ALPHABETS[encoding]]), max_size=15).map("".join)
+    )
+    replacer = Replacer(mapping, ignore_case=ignore_case, whole_words=whole_words)
+    matches = list(replacer.iter_matches(text))
+    changed = any(value != text[start:end] for start, end, value in matches)
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "notes.txt"
+        path.write_bytes(text.encode(encoding))
+        path.chmod(mode)
+        before = path.stat()
+        count = replace_file(replacer, path, encoding=encoding, chunk_size=chunk_size)
+        after = path.stat()
+        assert count == len(matches)
+        # every byte outside the matches as it was: the brute force's text, encoded
+        expected = reference(text, mapping, ignore_case=ignore_case, whole_words=whole_words)
+        assert path.read_bytes() == expected.encode(encoding)
+        assert stat.S_IMODE(after.st_mode) == mode
+        if changed:  # a new file, renamed over the name
+            assert after.st_ino != before.st_ino
+        else:  # not rewritten
+            assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+        assert os.listdir(folder) == ["notes.txt"]
