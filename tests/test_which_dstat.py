@@ -6,10 +6,14 @@ import math
 import os
 import signal
 import sys
+import tempfile
 import time
 from pathlib import Path
+from unittest import mock
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from devutils.which_dstat import which_dstat
 
@@ -170,3 +174,46 @@ def test_a_version_whose_child_left_the_session_is_still_bounded(
 def test_a_bad_timeout_is_refused(timeout: object, error: type[Exception]) -> None:
     with pytest.raises(error, match="timeout must be"):
         which_dstat(timeout=timeout)  # type: ignore[arg-type]
+
+
+# -- properties added for the standard ---
+
+_BANNERS = {"dstat": "Dstat", "dool": "Dool", "pcp-dstat": "pcp-dstat"}
+"""The first word each flavor's ``--version`` prints."""
+_VERSIONS = st.lists(st.integers(0, 99), min_size=2, max_size=4).map(
+    lambda parts: ".".join(map(str, parts))
+)
+_INSTALLED = st.none() | st.tuples(
+    st.sampled_from(sorted(_BANNERS)), st.none() | _VERSIONS, st.none() | _VERSIONS
+)
+"""Nothing on PATH, or a script of a flavor that announces a version (or none) and may
+hold a ``VERSION`` of its own."""
+
+
+@given(st.fixed_dictionaries(dict.fromkeys(("dstat", "dool", "pcp-dstat"), _INSTALLED)))
+def test_which_dstat_names_what_each_script_on_path_says_it_is(
+    installed: dict[str, tuple[str, str | None, str | None] | None],
+) -> None:
+    with tempfile.TemporaryDirectory() as folder, mock.patch.dict(os.environ, {"PATH": folder}):
+        for command, script in installed.items():
+            if script is not None:
+                flavor, announced, own = script
+                lines = ["#!/bin/sh"] + ([f"VERSION='{own}'"] if own else [])
+                banner = " ".join([_BANNERS[flavor], *([announced] if announced else [])])
+                install(Path(folder), command, "\n".join([*lines, f"echo '{banner}'", ""]))
+        found = which_dstat()
+        assert [info.command for info in found] == ["dstat", "dool", "pcp-dstat"]
+        for info in found:
+            script = installed[info.command]
+            if script is None:
+                assert (info.path, info.flavor, info.version) == (None, "missing", None)
+                continue
+            flavor, announced, own = script
+            path = os.path.join(folder, info.command)
+            assert (info.path, info.real_path) == (path, os.path.realpath(path))
+            # The file decides first: a file named pcp-dstat is pcp-dstat, unread; else
+            # the script's markers (its banner's words), then its --version.
+            if info.command == "pcp-dstat":
+                assert (info.flavor, info.version) == ("pcp-dstat", announced)
+            else:
+                assert (info.flavor, info.version) == (flavor, announced or own)
