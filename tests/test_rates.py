@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+from unittest import mock
 
 import pytest
 from hypothesis import given
@@ -419,3 +423,263 @@ def test_a_samplers_samples_are_not_checked_again(monkeypatch: pytest.MonkeyPatc
     sample = sampler.sample()
     assert sample is not None
     assert sample.load1 == 0.5
+
+
+# -- properties added for the standard ---
+
+_TICKS = st.integers(0, 10**9)
+_PAIRS = st.tuples(counter_values, counter_values)
+
+
+def _device_counters(names: list[str]) -> st.SearchStrategy[DeviceCounters]:
+    return st.dictionaries(st.sampled_from(names), _PAIRS, max_size=len(names)).map(
+        lambda pairs: DeviceCounters(
+            tuple(pairs), [pair[0] for pair in pairs.values()], [pair[1] for pair in pairs.values()]
+        )
+    )
+
+
+_DISK_NAMES = ["sda", "sda1", "nvme0n1", "dm-0"]
+_NIC_NAMES = ["eth0", "lo", "wlan0", "eth0.100"]
+_READINGS: dict[str, st.SearchStrategy[Any]] = {
+    "cpu": st.tuples(*[_TICKS.map(lambda ticks: ticks / 100)] * 8),
+    "disk": _device_counters(_DISK_NAMES),
+    "net": _device_counters(_NIC_NAMES),
+    "paging": _PAIRS,
+    "system": _PAIRS,
+    "load": st.tuples(*[st.floats(0, 1000)] * 3),
+    "mem": st.tuples(*[counter_values] * 4),
+}
+"""What each group's reader gives: a snapshot's field."""
+_FAILURES = st.builds(OSError, st.sampled_from(["", "no cpu line", "gone"])) | st.builds(
+    RuntimeError, st.text(max_size=3)
+)
+
+
+class _Reader:
+    """A group's reader: gives (or raises) each of its readings in turn."""
+
+    def __init__(self, readings: list[Any]) -> None:
+        self.readings = list(readings)
+
+    def __call__(self) -> Any:
+        reading = self.readings.pop(0)
+        if isinstance(reading, Exception):
+            raise reading
+        return reading
+
+
+@given(
+    readings=st.fixed_dictionaries(
+        {
+            group: st.lists(values | _FAILURES, min_size=2, max_size=2)
+            for group, values in _READINGS.items()
+        }
+    ),
+    mem=st.booleans(),
+    disks=st.lists(st.sampled_from([*_DISK_NAMES, "total"]), unique=True, max_size=3),
+    nics=st.lists(st.sampled_from([*_NIC_NAMES, "total"]), unique=True, max_size=3),
+    clock=st.tuples(st.floats(0, 10**6), st.floats(0, 3600), st.floats(0, 2 * 10**9)),
+)
+def test_a_counter_samplers_sample_is_compute_rates_of_what_its_readers_gave(
+    readings: dict[str, list[Any]],
+    mem: bool,
+    disks: list[str],
+    nics: list[str],
+    clock: tuple[float, float, float],
+) -> None:
+    start, elapsed, wall = clock
+    sampler = CounterSampler(
+        disks=disks,
+        nics=nics,
+        mem=mem,
+        readers={group: _Reader(values) for group, values in readings.items()},
+    )
+    groups = tuple(group for group in rates.GROUPS if group != "mem" or mem)
+    assert sampler.groups == groups
+    clocks = mock.Mock(
+        monotonic=mock.Mock(side_effect=[start, start + elapsed]),
+        time=mock.Mock(side_effect=[wall, wall + elapsed]),
+    )
+    with mock.patch.object(rates, "time", clocks):
+        assert sampler.sample() is None  # (primes)
+        sample = sampler.sample()
+    fields = {"cpu": "cpu", "disk": "disks", "net": "nics", "paging": "paging"}
+    fields |= {"system": "system", "load": "load", "mem": "mem"}
+
+    def snapshot(i: int, monotonic: float, wall: float) -> Snapshot:
+        """The snapshot of the readers' *i*-th readings: None where one raised."""
+        values = {fields[group]: readings[group][i] for group in groups}
+        values = {field: None if isinstance(v, Exception) else v for field, v in values.items()}
+        return Snapshot(monotonic, wall, groups=groups, **values)
+
+    before, after = snapshot(0, start, wall), snapshot(1, start + elapsed, wall + elapsed)
+    assert sample == compute_rates(before, after, disks=disks, nics=nics)
+    failures = {group: [r for r in readings[group] if isinstance(r, Exception)] for group in groups}
+    failed = {
+        group: str(raised[0]) or type(raised[0]).__name__
+        for group, raised in failures.items()
+        if raised
+    }
+    assert sampler.errors == failed  # the first failure of each group
+
+
+@LINUX
+@given(
+    st.lists(
+        st.fixed_dictionaries(
+            {
+                "ticks": st.lists(_TICKS, min_size=8, max_size=10),
+                "system": _PAIRS,
+                "disks": st.dictionaries(st.sampled_from(_DISK_NAMES), _PAIRS, min_size=1),
+                "nics": st.dictionaries(st.sampled_from(_NIC_NAMES), _PAIRS, min_size=1),
+                "paging": st.tuples(_TICKS, _TICKS),
+                "load": st.tuples(*[st.integers(0, 99_999)] * 3),
+                "memory": st.tuples(_TICKS, _TICKS, st.integers(1, 10**9), _TICKS, _TICKS),
+                "filler": st.integers(0, 2500),
+            }
+        ),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_a_proc_reader_reads_each_file_whole_as_it_is_now(rounds: list[dict[str, Any]]) -> None:
+    # Files rewritten between snapshots, growing past the buffer the last read sized or
+    # shrinking: each snapshot's readings are the numbers now written, whole.
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        (root / "net").mkdir()
+        proc = ProcReader(root)
+        try:
+            _read_rounds(proc, rounds)
+        finally:  # (a ProcReader keeps its descriptors open, and has no close)
+            for descriptor in proc._descriptors.values():
+                os.close(descriptor)
+
+
+def _read_rounds(proc: ProcReader, rounds: list[dict[str, Any]]) -> None:
+    """Write each round's numbers as /proc's files under ``proc.root``, then read a
+    snapshot's groups with *proc*: each must give the numbers just written."""
+    tick, page, kib = os.sysconf("SC_CLK_TCK"), os.sysconf("SC_PAGE_SIZE"), 1024
+    root, reader = Path(proc.root), proc.readers()
+    for numbers in rounds:
+        filler = numbers["filler"]
+        intr, ctxt = numbers["system"]
+        (root / "stat").write_text(
+            "cpu  "
+            + " ".join(map(str, numbers["ticks"]))
+            + "\n"
+            + "".join(f"cpu{i} 1 2 3 4 5 6 7 8\n" for i in range(filler // 4))
+            + f"intr {intr} 0 1 2\nctxt {ctxt}\nbtime 1700000000\n"
+        )
+        (root / "diskstats").write_text(
+            "".join(
+                f"   8 {i:7d} {name} 1 2 {read} 4 5 6 {written} 8 9 10 11\n"
+                for i, (name, (read, written)) in enumerate(numbers["disks"].items())
+            )
+        )
+        (root / "net" / "dev").write_text(
+            NET_DEV_HEADER
+            + "".join(
+                f"{name:>6}: {received} 2 3 4 5 6 7 8 {sent} 10 11 12 13 14 15 16\n"
+                for name, (received, sent) in numbers["nics"].items()
+            )
+        )
+        swapped_in, swapped_out = numbers["paging"]
+        (root / "vmstat").write_text(
+            "".join(f"nr_filler_{i} {i}\n" for i in range(filler))
+            + f"pswpin {swapped_in}\npswpout {swapped_out}\n"
+        )
+        one, five, fifteen = (hundredths / 100 for hundredths in numbers["load"])
+        (root / "loadavg").write_text(f"{one:.2f} {five:.2f} {fifteen:.2f} 2/79 19584\n")
+        used, free, available, buffers, cached = numbers["memory"]
+        (root / "meminfo").write_text(
+            f"MemTotal: {used + available} kB\nMemFree: {free} kB\n"
+            f"MemAvailable: {available} kB\n"
+            + "".join(f"Filler{i}: {i} kB\n" for i in range(filler))
+            + f"Buffers: {buffers} kB\nCached: {cached} kB\nSReclaimable: 7 kB\n"
+        )
+        readings = {group: read() for group, read in reader.items()}  # (a snapshot's order)
+        assert readings == {
+            "cpu": tuple(ticks / tick for ticks in numbers["ticks"][:8]),
+            "disk": {name: (r * 512, w * 512) for name, (r, w) in numbers["disks"].items()},
+            "net": numbers["nics"],
+            "paging": (swapped_in * page, swapped_out * page),
+            "system": (intr, ctxt),
+            "load": (one, five, fifteen),
+            "mem": (used * kib, free * kib, (cached + 7) * kib, available * kib),
+        }
+
+
+_CPU_TIMES = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")
+
+
+@given(
+    cpu=st.dictionaries(
+        st.sampled_from([*_CPU_TIMES, "guest", "interrupt", "dpc"]), st.floats(0, 10**6)
+    ),
+    disks=st.dictionaries(st.sampled_from(_DISK_NAMES), st.tuples(*[counter_values] * 3)),
+    nics=st.dictionaries(st.sampled_from(_NIC_NAMES), st.tuples(*[counter_values] * 3)),
+    swap=_PAIRS,
+    stats=st.tuples(*[counter_values] * 3),
+    memory=st.tuples(*[counter_values] * 4),
+    cached=st.none() | counter_values,
+    loads=st.tuples(*[st.tuples(*[st.floats(0, 1000)] * 3)] * 2),
+    os_load=st.booleans(),
+)
+def test_psutil_readers_give_psutils_figures_in_a_snapshots_layout(
+    cpu: dict[str, float],
+    disks: dict[str, tuple[int, int, int]],
+    nics: dict[str, tuple[int, int, int]],
+    swap: tuple[int, int],
+    stats: tuple[int, int, int],
+    memory: tuple[int, int, int, int],
+    cached: int | None,
+    loads: tuple[tuple[float, float, float], tuple[float, float, float]],
+    os_load: bool,
+) -> None:
+    # psutil's records as each system fills them (macOS has no iowait, Windows no nice
+    # and no cached memory), faked; the readers' answers are a Snapshot's fields.
+    psutil = pytest.importorskip("psutil")
+    used, free, available, total = memory
+    extra = {} if cached is None else {"cached": cached}
+    fakes: dict[str, Any] = {
+        "cpu_times": lambda: SimpleNamespace(**cpu),
+        "disk_io_counters": lambda **_: {
+            name: SimpleNamespace(read_count=count, read_bytes=read, write_bytes=written)
+            for name, (count, read, written) in disks.items()
+        },
+        "net_io_counters": lambda **_: {
+            name: SimpleNamespace(bytes_sent=sent, bytes_recv=received, packets_sent=packets)
+            for name, (sent, received, packets) in nics.items()
+        },
+        "swap_memory": lambda: SimpleNamespace(total=0, sin=swap[0], sout=swap[1]),
+        "cpu_stats": lambda: SimpleNamespace(
+            ctx_switches=stats[0], interrupts=stats[1], soft_interrupts=stats[2]
+        ),
+        "virtual_memory": lambda: SimpleNamespace(
+            total=total, available=available, used=used, free=free, **extra
+        ),
+        "getloadavg": lambda: loads[1],
+    }
+    with mock.patch.multiple(psutil, **fakes), mock.patch.dict(os.__dict__):
+        if os_load:
+            os.__dict__["getloadavg"] = lambda: loads[0]
+        else:
+            os.__dict__.pop("getloadavg", None)
+        readers = psutil_readers()
+        assert sorted(readers) == sorted(rates.GROUPS)
+        assert readers["cpu"]() == tuple(float(cpu.get(name, 0.0)) for name in _CPU_TIMES)
+        for group, counters, expected in (
+            ("disk", disks, {name: (read, written) for name, (_, read, written) in disks.items()}),
+            ("net", nics, {name: (received, sent) for name, (sent, received, _) in nics.items()}),
+        ):
+            if counters:
+                assert readers[group]() == expected
+            else:
+                with pytest.raises(OSError, match=r"^no "):
+                    readers[group]()
+        assert readers["paging"]() == swap
+        assert readers["system"]() == (stats[1], stats[0])
+        assert readers["mem"]() == (used, free, cached or 0, available)
+        assert readers["load"]() == loads[0 if os_load else 1]
