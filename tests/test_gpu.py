@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import os
 import re
 import signal
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -18,6 +20,8 @@ from hypothesis import strategies as st
 
 from devutils import gpu
 from devutils.gpu import gpu_probe, gpu_snapshot, parse_ioreg, parse_nvidia_smi_csv
+from devutils.gpuamd import snapshot_amd
+from devutils.gpuinfo import GpuInfo, NoGpuFound
 
 if TYPE_CHECKING:
     from tests.conftest import Cli, FakePynvml, FakeSmi
@@ -875,3 +879,135 @@ def test_a_tool_killed_by_a_signal_says_so(tmp_path: Path, monkeypatch: pytest.M
     monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
     probe = gpu_probe(backends=["nvidia-smi"])
     assert probe.reason == "nvidia-smi was killed by signal 9"  # (was "exit status -9")
+
+
+# -- properties added for the standard ---
+
+_AMD_CARDS = st.dictionaries(
+    st.integers(0, 11),
+    st.fixed_dictionaries(
+        {
+            "vendor": st.sampled_from(["0x1002"] * 5 + ["0x10de", "0x8086", "garbage"]),
+            "device": st.sampled_from(["0x744c", "0x73bf", "0x46a6"]),
+            "slot": st.sampled_from([True, True, True, False]),
+            "product": st.none() | st.text("AMD Radeon RX7900XT ", max_size=12),
+            "busy": st.none() | st.integers(0, 100) | st.just("busy"),
+            "used": st.none() | st.integers(0, 2**40),
+            "total": st.none() | st.integers(0, 2**40),
+            "sensor": st.none()
+            | st.tuples(*[st.none() | st.integers(0, 10**9)] * 3),  # temp, average, input
+        }
+    ),
+    max_size=4,
+)
+_VRAM_UNITS = {"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "": 1}
+"""The units a client's VRAM comes in (none: bytes)."""
+_VRAM_KEYS = ["drm-memory-vram", "drm-resident-vram", "vram mem", "i915"]
+"""How a client says its VRAM: amdgpu's key, the generic DRM key, the old kernels' key
+(in kB), or a client of another driver's (not counted)."""
+
+
+def _amd_clients(cards: list[int]) -> st.SearchStrategy[dict[int, list[Any]]]:
+    """Pids, each with its clients, each through one or more descriptors."""
+    client = st.tuples(
+        st.sampled_from([*cards, *cards, 99]),  # the card whose slot it names (99: none's)
+        st.sampled_from(_VRAM_KEYS),
+        st.integers(0, 5000),
+        st.sampled_from(sorted(_VRAM_UNITS)),
+        st.integers(1, 3),
+    )
+    pids = st.integers(100, 140)
+    return st.dictionaries(pids, st.lists(client, min_size=1, max_size=3), min_size=1, max_size=4)
+
+
+def _slot(number: int) -> str:
+    return f"0000:{number + 3:02x}:00.0"
+
+
+def _write_amd_card(device: Path, number: int, card: dict[str, Any]) -> None:
+    """One card's files, as the amdgpu driver writes them."""
+    device.mkdir(parents=True)
+    files = {"vendor": card["vendor"], "device": card["device"]}
+    files |= {"product_name": card["product"], "gpu_busy_percent": card["busy"]}
+    files |= {"mem_info_vram_used": card["used"], "mem_info_vram_total": card["total"]}
+    if card["slot"]:
+        files["uevent"] = f"DRIVER=amdgpu\nPCI_SLOT_NAME={_slot(number)}\nMODALIAS=pci:v1002"
+    if card["sensor"] is not None:
+        (device / "hwmon" / "hwmon3").mkdir(parents=True)
+        names = ["temp1_input", "power1_average", "power1_input"]
+        files |= {f"hwmon/hwmon3/{name}": v for name, v in zip(names, card["sensor"], strict=True)}
+    for name, value in files.items():
+        if value is not None:
+            (device / name).write_text(f"{value}\n")
+
+
+def _write_amd_clients(proc: Path, clients: dict[int, list[Any]]) -> None:
+    """Each pid's clients as the files of its ``fdinfo``, one a descriptor."""
+    (proc / "self").mkdir(parents=True)  # (not a pid: not searched)
+    for pid, listed in clients.items():
+        fdinfo = proc / str(pid) / "fdinfo"
+        fdinfo.mkdir(parents=True)
+        descriptors = itertools.count(3)
+        for client, (number, key, amount, unit, copies) in enumerate(listed):
+            if key == "vram mem":  # before Linux 5.19: no driver, no client id (its pasid)
+                text = f"pdev:\t{_slot(number)}\npasid:\t{pid * 10 + client}\n"
+                text += f"vram mem:\t{amount} kB\ngtt mem:\t9 kB\n"
+            else:
+                driver, vram = ("i915", "drm-memory-vram") if key == "i915" else ("amdgpu", key)
+                text = f"drm-driver:\t{driver}\ndrm-pdev:\t{_slot(number)}\n"
+                text += f"drm-client-id:\t{pid * 10 + client}\n{vram}:\t{amount} {unit}\n"
+            for descriptor in itertools.islice(descriptors, copies):
+                (fdinfo / str(descriptor)).write_text(text)
+
+
+@given(cards=_AMD_CARDS, processes=st.sampled_from([True, True, True, False]), data=st.data())
+def test_snapshot_amd_reads_back_a_generated_tree(
+    cards: dict[int, dict[str, Any]], processes: bool, data: st.DataObject
+) -> None:
+    clients = data.draw(_amd_clients(sorted(cards)))
+    with tempfile.TemporaryDirectory() as folder:
+        sysfs, procfs = Path(folder) / "sys", Path(folder) / "proc"
+        drm = sysfs / "class" / "drm"
+        for number, card in cards.items():
+            _write_amd_card(drm / f"card{number}" / "device", number, card)
+            (drm / f"card{number}-DP-1").mkdir()  # (a connector: no card)
+        drm.mkdir(parents=True, exist_ok=True)
+        (drm / "renderD128").mkdir()
+        _write_amd_clients(procfs, clients)
+        amd = sorted(number for number, card in cards.items() if card["vendor"] == "0x1002")
+        if not amd:
+            with pytest.raises(NoGpuFound, match=r"^no AMD GPU among the DRM cards"):
+                snapshot_amd(sysfs=str(sysfs), procfs=str(procfs))
+            return
+        found = snapshot_amd(processes=processes, sysfs=str(sysfs), procfs=str(procfs))
+    assert [info.index for info in found] == amd  # by card number, AMD's alone
+    for info in found:
+        card = cards[info.index]
+        temperature, average, power = card["sensor"] or (None, None, None)
+        power = average if average is not None else power
+        busy = card["busy"] if isinstance(card["busy"], int) else None
+        ids = f"{card['vendor']}:{card['device']}".replace("0x", "")
+        assert info == GpuInfo(
+            index=info.index,
+            uuid=_slot(info.index) if card["slot"] else f"card{info.index}",
+            name=(card["product"] or "").strip() or f"AMD GPU [{ids}]",
+            utilization=None if busy is None else float(busy),
+            memory_used=card["used"],
+            memory_total=card["total"],
+            temperature=None if temperature is None else temperature / 1000,
+            power_draw=None if power is None else power / 1e6,
+            mig_mode=None,
+            processes=info.processes,
+            vendor="amd",
+            backend="amd",
+        )
+        # each amdgpu client of the card's slot once, its VRAM summed by process
+        used: dict[int, int] = {}
+        for pid, listed in clients.items():
+            for number, key, amount, unit, _ in listed:
+                if key != "i915" and card["slot"] and number == info.index:
+                    scale = _VRAM_UNITS["KiB" if key == "vram mem" else unit]
+                    used[pid] = used.get(pid, 0) + amount * scale
+        shown = [(process.pid, process.used_memory or 0) for process in info.processes]
+        assert sorted(shown) == (sorted(used.items()) if processes else [])
+        assert [memory for _, memory in shown] == sorted((m for _, m in shown), reverse=True)
