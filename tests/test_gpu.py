@@ -15,13 +15,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from devutils import gpu
 from devutils.gpu import gpu_probe, gpu_snapshot, parse_ioreg, parse_nvidia_smi_csv
 from devutils.gpuamd import snapshot_amd
 from devutils.gpuinfo import GpuInfo, NoGpuFound
+from devutils.gpunvidia import snapshot_smi
 
 if TYPE_CHECKING:
     from tests.conftest import Cli, FakePynvml, FakeSmi
@@ -1011,3 +1012,120 @@ def test_snapshot_amd_reads_back_a_generated_tree(
         shown = [(process.pid, process.used_memory or 0) for process in info.processes]
         assert sorted(shown) == (sorted(used.items()) if processes else [])
         assert [memory for _, memory in shown] == sorted((m for _, m in shown), reverse=True)
+
+
+_NOT_REPORTED = st.sampled_from(["[N/A]", "[Not Supported]", "N/A", "[Unknown Error]"])
+"""What nvidia-smi prints for a figure the driver does not report."""
+_SMI_GPUS = st.lists(
+    st.fixed_dictionaries(
+        {
+            "uuid": st.uuids().map(lambda uuid: f"GPU-{uuid}"),
+            "name": st.text("NVIDIA GeForce RTX H200-", min_size=1, max_size=16),
+            "utilization.gpu": st.none() | st.integers(0, 100),
+            "memory.used": st.none() | st.integers(0, 200_000),
+            "memory.total": st.none() | st.integers(0, 200_000),
+            "temperature.gpu": st.none() | st.integers(0, 110),
+            "power.draw": st.none() | st.integers(0, 100_000).map(lambda cents: cents / 100),
+            "mig.mode.current": st.none() | st.sampled_from(["Enabled", "Disabled"]),
+        }
+    ),
+    min_size=1,
+    max_size=3,
+    unique_by=lambda row: row["uuid"],
+)
+"""nvidia-smi's GPUs: the figures of each (None: not reported)."""
+_SMI_UNITS = {"utilization.gpu": "%", "memory.used": "MiB", "memory.total": "MiB"}
+_SMI_UNITS |= {"power.draw": "W", "used_gpu_memory": "MiB"}
+
+
+def _smi_cell(field: str, value: object, units: bool, missing: str) -> str:
+    """*value* as nvidia-smi prints it in *field*'s column (with its unit unless nounits)."""
+    if value is None:
+        return missing
+    text = f"{value:.2f}" if field == "power.draw" else str(value)
+    return f"{text} {_SMI_UNITS[field]}" if units and field in _SMI_UNITS else text
+
+
+def _smi_csv(header: list[str], rows: list[list[str]], units: bool) -> str:
+    """nvidia-smi's CSV: the header (each name with its unit unless nounits), the rows."""
+    named = [
+        f"{name} [{_SMI_UNITS[name]}]" if units and name in _SMI_UNITS else name for name in header
+    ]
+    return "".join(", ".join(row) + "\n" for row in [named, *rows])
+
+
+def _smi_gpu(number: int, row: dict[str, Any]) -> GpuInfo:
+    """The GpuInfo of nvidia-smi's *row*, the GPU numbered *number*, without processes."""
+
+    def mib(value: int | None) -> int | None:
+        return None if value is None else value * MIB
+
+    def number_or_none(value: float | None) -> float | None:
+        return None if value is None else float(value)
+
+    return GpuInfo(
+        index=number,
+        uuid=row["uuid"],
+        name=row["name"].strip(),
+        utilization=number_or_none(row["utilization.gpu"]),
+        memory_used=mib(row["memory.used"]),
+        memory_total=mib(row["memory.total"]),
+        temperature=number_or_none(row["temperature.gpu"]),
+        power_draw=number_or_none(row["power.draw"]),  # (in hundredths: as printed)
+        mig_mode=row["mig.mode.current"],
+        backend="nvidia-smi",
+    )
+
+
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(gpus=_SMI_GPUS, units=st.booleans(), processes=st.booleans(), data=st.data())
+def test_snapshot_smi_reads_back_what_nvidia_smi_prints(
+    fake_smi: FakeSmi, gpus: list[dict[str, Any]], units: bool, processes: bool, data: st.DataObject
+) -> None:
+    fields = data.draw(st.permutations(["index", *gpus[0]]))  # (read by name, in any order)
+    numbers = sorted(data.draw(st.sets(st.integers(0, 15), min_size=len(gpus), max_size=len(gpus))))
+    rows = [
+        [
+            str(number)
+            if field == "index"
+            else _smi_cell(field, row[field], units, data.draw(_NOT_REPORTED))
+            for field in fields
+        ]
+        for number, row in zip(numbers, gpus, strict=True)
+    ]
+    apps = data.draw(
+        st.lists(
+            st.tuples(
+                st.sampled_from([*(row["uuid"] for row in gpus), "GPU-of-none"]),
+                st.none() | st.integers(1, 2**31),
+                st.none() | st.integers(0, 200_000),
+            ),
+            max_size=6,
+        )
+    )
+    app_rows = [
+        [
+            uuid,
+            _smi_cell("pid", pid, units, "[N/A]"),
+            _smi_cell("used_gpu_memory", used, units, "[N/A]"),
+        ]
+        for uuid, pid, used in apps
+    ]
+    with tempfile.TemporaryDirectory() as folder:
+        gpu_csv, apps_csv = Path(folder) / "gpus.csv", Path(folder) / "apps.csv"
+        gpu_csv.write_text(_smi_csv(fields, rows, units))
+        apps_csv.write_text(_smi_csv(["gpu_uuid", "pid", "used_gpu_memory"], app_rows, units))
+        fake_smi.serve(str(gpu_csv), str(apps_csv))
+        found = snapshot_smi(5.0, processes=processes)
+    assert [dataclasses.replace(info, processes=()) for info in found] == [
+        _smi_gpu(number, row) for number, row in zip(numbers, gpus, strict=True)
+    ]
+    for info in found:  # each GPU's processes with a pid, in nvidia-smi's order
+        listed = [
+            (pid, None if used is None else used * MIB)
+            for uuid, pid, used in apps
+            if uuid == info.uuid and pid is not None
+        ]
+        assert [(process.pid, process.used_memory) for process in info.processes] == (
+            listed if processes else []
+        )
