@@ -107,7 +107,8 @@ class FileChangedError(OSError):
 
 def _check_path(argument: str, value: object) -> str:
     """*value*, a str or an ``os.PathLike`` of one, as a str; a TypeError or ValueError
-    naming *argument* for anything else, an empty path or one holding a NUL."""
+    naming *argument* for anything else, an empty path, one holding a NUL or one the
+    file system's encoding cannot hold."""
     path = os.fspath(value) if isinstance(value, str | os.PathLike) else None
     if not isinstance(path, str):
         msg = f"{argument} must be a str or os.PathLike of one, got {describe(value)}"
@@ -118,6 +119,11 @@ def _check_path(argument: str, value: object) -> str:
     if "\x00" in path:
         msg = f"{argument} must not hold a NUL character, got {path!r}"
         raise ValueError(msg)
+    try:
+        os.fsencode(path)
+    except UnicodeEncodeError:  # (a lone surrogate that surrogateescape did not make)
+        msg = f"{argument} must be a name the file system can hold, got {path!r}"
+        raise ValueError(msg) from None
     return path
 
 
@@ -130,7 +136,8 @@ def open_regular(path: str, *, name: str | None = None) -> IO[bytes]:
 
     Raises:
         TypeError: If *path* is not a str or ``os.PathLike``.
-        ValueError: If *path* is empty or holds a NUL character.
+        ValueError: If *path* is empty, holds a NUL character, or cannot be encoded
+            for the file system.
         FileRefusedError: If *path* is not a regular file (kind ``"not-regular"``;
             *name*, default *path*, names it in the message).
         OSError: If *path* cannot be opened (its ``filename`` *name*, where given).
@@ -487,7 +494,8 @@ def fsync_directory(directory: str) -> None:
 
     Raises:
         TypeError: If *directory* is not a str or ``os.PathLike``.
-        ValueError: If *directory* is empty or holds a NUL character.
+        ValueError: If *directory* is empty, holds a NUL character, or cannot be
+            encoded for the file system.
 
     Examples:
         >>> fsync_directory(".")  # after os.replace() of a file in the current directory

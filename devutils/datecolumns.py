@@ -45,7 +45,6 @@ __all__ = [
     "months_between",
 ]
 
-_LIBRARIES = ("numpy", "pandas", "polars")
 _UNITS = ("D", "h", "m", "s", "ms", "us", "ns")
 _FIRST_YEAR, _LAST_YEAR = 1, 9999
 _EPOCH_YEAR = 1970
@@ -72,18 +71,20 @@ _NS_LIMITS = "1677-09-21T00:12:43.145224193..2262-04-11T23:47:16.854775807"
 def is_column(value: object) -> bool:
     """Whether *value* is a numpy array, pandas Series or Index, or polars Series.
 
-    Checks the type's module without importing any of them.
+    Checks the type's module without importing any of them; for pandas, also the types
+    it derives from (a ``RangeIndex`` is an ``Index``). A numpy array's subclass is none
+    (a masked array's mask would be lost).
 
     Examples:
         >>> is_column([1, 2]), is_column("2024-01-01")
         (False, False)
     """
     kind = type(value)
-    return kind.__module__.split(".")[0] in _LIBRARIES and kind.__name__ in (
-        "ndarray",
-        "Series",
-        "DatetimeIndex",
-        "Index",
+    if kind.__module__.split(".")[0] in ("numpy", "polars"):
+        return kind.__name__ in ("ndarray", "Series")
+    return any(
+        base.__module__.split(".")[0] == "pandas" and base.__name__ in ("Series", "Index")
+        for base in kind.__mro__
     )
 
 

@@ -235,12 +235,12 @@ class Pattern:
         """The pattern, where it is stdlib `re`'s (whose own ``subn``
         `devutils.textsearch.Search.subn` uses)."""
         self.pattern: re.Pattern[str] | regex.Pattern[str]
+        body = _bounded(_trie_pattern(keys)) if whole_words else _alternation(keys)
         if by_regex:
             import regex
 
-            self.pattern = regex.compile(_bounded(_trie_pattern(keys)))
+            self.pattern = regex.compile(body)
         else:
-            body = _bounded(_trie_pattern(keys)) if whole_words else _alternation(keys)
             self.pattern = self.stdlib = re.compile(body)
 
     def applies(self, text: str, start: int, stop: int) -> bool:

@@ -989,6 +989,7 @@ _COLUMN_VALUES = st.one_of(
     st.lists(st.integers(-5, 5), max_size=4).map(lambda values: pd.Index(values, dtype="int64")),
     _DAYS.map(lambda days: pl.Series(days, dtype=pl.Date)),
     st.lists(st.integers(-5, 5), max_size=4).map(lambda values: pl.Series(values, dtype=pl.Int64)),
+    st.integers(0, 4).map(pd.RangeIndex),  # (a DataFrame's default index; was no column)
 )
 _SINGLE_VALUES = st.one_of(
     _DAYS,
@@ -1013,3 +1014,13 @@ def test_is_column_says_which_values_are_a_column_type(value: Any) -> None:
     # the types the docstring names: a numpy array, a pandas Series or Index, a polars
     # Series; every other value (a DataFrame, a list, a scalar) is none
     assert is_column(value) == isinstance(value, np.ndarray | pd.Series | pd.Index | pl.Series)
+
+
+def test_a_range_index_is_a_column_of_n_and_a_masked_array_is_none() -> None:
+    # add_months(d, pd.Index(range(3))) said "n must be an int, got RangeIndex"
+    moved = add_months(date(2024, 1, 31), pd.Index(range(3)))
+    assert list(moved) == [
+        pd.Timestamp(f"2024-{m:02d}-{d}") for m, d in ((1, 31), (2, 29), (3, 31))
+    ]
+    masked = np.ma.array(np.array(["2024-01-31"], dtype="datetime64[D]"), mask=[True])
+    assert not is_column(masked)  # (its mask would be lost)

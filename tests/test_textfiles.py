@@ -719,6 +719,10 @@ def test_paths_that_name_no_file_are_refused_as_open_would(tmp_path: Path) -> No
         open_regular(None)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match=r"^directory must be a str or os\.PathLike of one"):
         fsync_directory(None)  # type: ignore[arg-type]
+    # a lone surrogate that no surrogateescape made: os's UnicodeEncodeError, unnamed
+    for call in (lambda: open_regular("/tmp/\ud800"), lambda: fsync_directory("/tmp/\ud800")):
+        with pytest.raises(ValueError, match=r"must be a name the file system can hold"):
+            call()
     with pytest.raises(ValueError, match=r"^backup_suffix must name a file beside the original"):
         replace_file(Replacer({"a": "b"}), path, backup_suffix="/x")  # (it got to commit)
     assert path.read_bytes() == b"a\n"

@@ -438,8 +438,8 @@ def test_the_re_engine_finds_what_the_brute_force_finds_where_it_applies(
     by_regex: bool,
     shorter_than: int | None,
 ) -> None:
-    # (as `Search` builds it: `regex` only for whole words, a length limit only without)
-    by_regex = by_regex and whole_words
+    # (a length limit only without whole words, as `Search` builds it; `regex` with or
+    # without: without, it found only whole words)
     shorter_than = None if whole_words else shorter_than
     keys = list(dict.fromkeys([*keys, *(key[:-1] for key in keys if len(key) > 1)]))  # prefixes
     text = data.draw(_text_of(keys))
