@@ -284,7 +284,7 @@ class Replacer:
             >>> Replacer({"a": "b", "b": "a"}).replace("abba")
             'baab'
         """
-        return self._search.subn(text if type(text) is str else _check_text(text))[0]
+        return self._search.subn(text)[0]  # (which checks text)
 
     __call__ = replace
 
@@ -295,7 +295,7 @@ class Replacer:
             >>> Replacer({"C++": "C#"}, whole_words=True).replace_count("C++ not C++11")
             ('C# not C++11', 1)
         """
-        return self._search.subn(_check_text(text))
+        return self._search.subn(text)  # (which checks text)
 
     def iter_matches(self, text: str, pos: int = 0) -> Iterator[tuple[int, int, str]]:
         """Yield ``(start, end, replacement)`` for each match in ``text[pos:]``, left to right.
