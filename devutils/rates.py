@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import compress
 from operator import sub
 from types import MappingProxyType
-from typing import Any, Final, NamedTuple
+from typing import Any, Final, NamedTuple, Self
 
 from devutils.messages import describe, shown
 
@@ -603,6 +603,29 @@ class ProcReader:
         self._descriptors: dict[str, int] = {}
         self._sizes: dict[str, int] = {}
         self._stat: bytes | None = None
+
+    def close(self) -> None:
+        """Close the descriptors this reader keeps open; a later read opens them again.
+
+        A ProcReader is also a context manager that closes them on leaving.
+
+        Examples:
+            >>> import pathlib, tempfile
+            >>> root = pathlib.Path(tempfile.mkdtemp())
+            >>> _ = (root / "loadavg").write_bytes(b"0.25 1.50 12.00 2/79 19584\\n")
+            >>> with ProcReader(root) as proc:
+            ...     proc.load()
+            (0.25, 1.5, 12.0)
+        """
+        descriptors, self._descriptors = self._descriptors, {}
+        for descriptor in descriptors.values():
+            os.close(descriptor)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
 
     def _read(self, path: str) -> bytes:
         descriptor = self._descriptors.get(path)

@@ -549,12 +549,8 @@ def test_a_proc_reader_reads_each_file_whole_as_it_is_now(rounds: list[dict[str,
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
         (root / "net").mkdir()
-        proc = ProcReader(root)
-        try:
+        with ProcReader(root) as proc:
             _read_rounds(proc, rounds)
-        finally:  # (a ProcReader keeps its descriptors open, and has no close)
-            for descriptor in proc._descriptors.values():
-                os.close(descriptor)
 
 
 def _read_rounds(proc: ProcReader, rounds: list[dict[str, Any]]) -> None:
@@ -683,3 +679,27 @@ def test_psutil_readers_give_psutils_figures_in_a_snapshots_layout(
         assert readers["system"]() == (stats[1], stats[0])
         assert readers["mem"]() == (used, free, cached or 0, available)
         assert readers["load"]() == loads[0 if os_load else 1]
+
+
+def _open_descriptors() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="needs Linux's /proc/self/fd")
+@given(st.lists(st.sampled_from(["load", "close"]), max_size=8))
+def test_a_closed_proc_reader_holds_no_descriptor_and_still_reads(steps: list[str]) -> None:
+    # Any mix of reads and closes: after close, no descriptor of it stays open, and a read
+    # after a close opens its file again and reads what is there.
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        (root / "loadavg").write_bytes(b"0.25 1.50 12.00 2/79 19584\n")
+        before = _open_descriptors()
+        with ProcReader(root) as proc:
+            for step in steps:
+                if step == "load":
+                    assert proc.load() == (0.25, 1.5, 12.0)
+                    assert _open_descriptors() == before + 1
+                else:
+                    proc.close()
+                    assert _open_descriptors() == before
+        assert _open_descriptors() == before
