@@ -169,29 +169,26 @@ class _Options(NamedTuple):
 class Replacer:
     """A compiled, immutable set of replacements, applied in one pass.
 
-    Build it once and call it on many texts: it is thread-safe, picklable (it
-    pickles as its mapping and options and recompiles on load) and holds a
-    snapshot of the mapping, so later changes to the dict do not affect it.
+    Build it once and call it on many texts. It is thread-safe, picklable (as its mapping
+    and options) and holds a snapshot of the mapping: later changes to the dict are unseen.
 
     Args:
         mapping: Keys are the literal strings to find; values are the replacement
             text or a function called with the matched text that returns it.
         ignore_case: Match with full Unicode case folding (``"STRASSE"`` matches
             ``"straße"``; ``"s"`` never matches half of ``"ß"``).
-        whole_words: Match only where the characters before and after the match
-            are not word characters (see `is_word_char`).
+        whole_words: Match only where no word character (`is_word_char`) touches the match.
         preserve_case: Give the replacement the matched text's case pattern:
             all upper -> upper, title case -> title case, otherwise as given.
-        engine: ``"auto"`` (the default) picks per text; the others force one (see
-            `devutils.textsearch`), for tests and benchmarks: all give the same results.
+        engine: ``"auto"`` picks per text; the others force one, for tests and benchmarks.
 
     Raises:
         TypeError: If *mapping* is not a Mapping of str keys to str or callable values,
             or an option is not a bool.
         MappingKeyError: A `ValueError`, if a key is empty or holds a lone surrogate,
             or two keys fold alike (with *ignore_case*) but map to different values.
-        ValueError: If `devutils.textsearch.Search` refuses *engine* (unknown, or ``"re"``
-            where it cannot search these keys with these options).
+        ValueError: If *engine* is unknown, or ``"re"`` where `devutils.textsearch.Search`
+            cannot search these keys with these options.
 
     Examples:
         >>> swap = Replacer({"cat": "dog", "dog": "cat"})
@@ -300,9 +297,8 @@ class Replacer:
     def iter_matches(self, text: str, pos: int = 0) -> Iterator[tuple[int, int, str]]:
         """Yield ``(start, end, replacement)`` for each match in ``text[pos:]``, left to right.
 
-        Like `re.Pattern.finditer`'s *pos*, the characters before *pos* are not searched
-        but still count as context: with ``whole_words`` a match at *pos* must not follow
-        a word character. `devutils.textstream.StreamReplacer` is built on this method alone.
+        As with `re.Pattern.finditer`'s *pos*, the characters before *pos* are context only:
+        with ``whole_words`` a match at *pos* must not follow a word character.
 
         Raises:
             TypeError: If *text* is not a str or *pos* not an int.
