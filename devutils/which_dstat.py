@@ -46,24 +46,24 @@ _VERSION = re.compile(r"(\d+\.\d+(?:\.\d+)*)")
 def _flavor_from_file(real: str) -> tuple[str | None, str | None, list[str]]:
     evidence: list[str] = []
     base = os.path.basename(real)
-    if base == "pcp-dstat" or "/pcp/" in real:
-        evidence.append(f"resolves to {real}")
-        return "pcp-dstat", None, evidence
-    if base.startswith("dool"):
+    named = "pcp-dstat" if base == "pcp-dstat" or "/pcp/" in real else None
+    if named or base.startswith("dool"):
         evidence.append(f"resolves to {real}")
     try:
         with open(real, "rb") as handle:
             head = handle.read(256 * 1024)
     except OSError as exc:
         evidence.append(f"cannot read {real}: {exc.strerror}")
-        return None, None, evidence
+        return named, None, evidence
     if b"\0" in head[:4096]:
         evidence.append("a binary, not a Python script")
-        return None, None, evidence
+        return named, None, evidence
     text = head.decode("utf-8", "replace")
     first = text.splitlines()[0] if text else ""
     version_match = re.search(r"""^VERSION\s*=\s*['"]([^'"]+)['"]""", text, re.M)
     version = version_match.group(1) if version_match else None
+    if named:
+        return named, version, evidence
     if first.startswith("#!") and "pmpython" in first:
         evidence.append(f"shebang {first!r}")
         return "pcp-dstat", version, evidence

@@ -85,6 +85,16 @@ def test_pcp_dstat_behind_a_symlink_with_crashing_version(
     assert info.real_path == str(real)
 
 
+def test_a_file_named_pcp_dstat_gives_its_own_version(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Its --version crashes; the script's VERSION is still read.
+    install(tmp_path, "pcp-dstat", PCP.replace("import sys", "VERSION = '6.2.0'\nimport sys"))
+    monkeypatch.setenv("PATH", str(tmp_path))
+    info = which_dstat()[2]
+    assert (info.command, info.flavor, info.version) == ("pcp-dstat", "pcp-dstat", "6.2.0")
+
+
 def test_pcp_dstat_by_shebang_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     install(tmp_path, "dstat", PCP)
     monkeypatch.setenv("PATH", str(tmp_path))
@@ -211,9 +221,8 @@ def test_which_dstat_names_what_each_script_on_path_says_it_is(
             flavor, announced, own = script
             path = os.path.join(folder, info.command)
             assert (info.path, info.real_path) == (path, os.path.realpath(path))
-            # The file decides first: a file named pcp-dstat is pcp-dstat, unread; else
-            # the script's markers (its banner's words), then its --version.
-            if info.command == "pcp-dstat":
-                assert (info.flavor, info.version) == ("pcp-dstat", announced)
-            else:
-                assert (info.flavor, info.version) == (flavor, announced or own)
+            # The file decides first: a file named pcp-dstat is pcp-dstat; else the
+            # script's markers (its banner's words), then its --version. The version is
+            # the one --version reports, else the script's own VERSION.
+            expected = "pcp-dstat" if info.command == "pcp-dstat" else flavor
+            assert (info.flavor, info.version) == (expected, announced or own)
