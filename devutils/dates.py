@@ -645,9 +645,12 @@ _LAST_OF_SECOND = {"s": (0, 0), "ms": (999_000, 0), "us": (999_999, 0), "ns": (9
 def _replace(d: Any, **fields: int) -> Any:
     """``d.replace(**fields)`` by `datetime.replace`'s own rule: a wall clock a DST gap
     skips stays as given (pendulum's ``replace`` moves it an hour back, into another day
-    at midnight). A ``pandas.Timestamp`` keeps its own, which keeps its nanoseconds."""
+    at midnight). A ``pandas.Timestamp`` keeps its own, which keeps its nanoseconds; as
+    a Timestamp holds only times that exist, a wall clock a gap skips comes back as a
+    column has it: the same instant, on the wall clock after the gap."""
     if hasattr(d, "nanosecond"):
-        return d.replace(**fields)
+        moved = d.replace(**fields)
+        return moved if moved.tzinfo is None else moved.tz_convert(moved.tzinfo)
     return (datetime if isinstance(d, datetime) else date).replace(d, **fields)
 
 
@@ -666,9 +669,7 @@ def _on_day(function: str, d: datetime, day: int, *, last: bool) -> Any:
             return moved
         if unit == "ns":
             moved = moved.replace(nanosecond=nanosecond)
-        moved = moved.as_unit(unit)  # (replace may refine it)
-        # (a time a DST gap skips, as pandas has it: the instant's own wall clock)
-        return moved if moved.tzinfo is None else moved.tz_convert(moved.tzinfo)
+        return moved.as_unit(unit)  # (replace may refine it)
     except ValueError as exc:  # a nanosecond Timestamp's range, 1677-09-21..2262-04-11
         msg = f"{function}({d!r}) is outside what {type(d).__name__} holds: {exc}"
         raise DateRangeError(msg) from None

@@ -804,6 +804,31 @@ def test_pendulum_values_give_what_the_same_datetimes_give(
     assert count_months(month_start(value), value) == 1
 
 
+@given(
+    st.datetimes(datetime(2000, 1, 1), datetime(2040, 1, 1)),
+    st.sampled_from(PENDULUM_ZONES),
+    st.integers(-30, 30),
+    st.integers(-30, 30),
+)
+@example(datetime(2024, 2, 10, 2, 30), "America/New_York", 1, -1)  # Mar 10, 02:30 is skipped
+@example(datetime(2024, 2, 10, 2, 30), "America/New_York", 1, 12)
+@example(datetime(2024, 9, 6, 2, 10), "Australia/Lord_Howe", 1, 1)  # a 30-minute gap
+def test_a_timestamp_in_a_dst_gap_comes_back_as_one_pandas_holds(
+    wall: datetime, zone: str, n: int, k: int
+) -> None:
+    # A Timestamp moved onto a wall clock a gap skips kept that wall clock, which pandas
+    # itself refuses to build; moved again, it came back an hour off: two months from
+    # New York's 2024-02-10 02:30, one forward and one back, gave 03:30, and
+    # months_between(d, add_months(d, -1)) was 0.
+    pd = pytest.importorskip("pandas")
+    stamp = pd.Timestamp(wall).tz_localize(zone, nonexistent="shift_forward")
+    moved = add_months(stamp, n)
+    expected = add_months(stamp.to_pydatetime(), n)
+    assert moved.tz_convert(UTC).to_pydatetime() == expected.astimezone(UTC)  # its instant
+    assert moved.tz_convert(zone).isoformat() == moved.isoformat()  # a wall clock that exists
+    assert months_between(moved, add_months(moved, k)) == k
+
+
 @pytest.mark.parametrize(
     ("call", "error", "message"),
     [
