@@ -754,7 +754,9 @@ def _candidates(wall: Any, tz: Any, name: str, what: str | None = None) -> tuple
     except pd.errors.OutOfBoundsDatetime:
         unit = _unit(wall)
         where = what or f"{name} in its time zone"
-        msg = f"{where} is outside {_NS_LIMITS}, what datetime64[{unit}] holds"
+        at = _first_outside(wall, tz)
+        row = "" if at is None else f" at position {at}: {wall[at]}"
+        msg = f"{where} is outside {_NS_LIMITS}, what datetime64[{unit}] holds{row}"
         raise OverflowError(msg) from None
     except NotImplementedError as exc:
         # pandas localizes through Python's datetime, which ends with year 9999: a wall
@@ -766,6 +768,23 @@ def _candidates(wall: Any, tz: Any, name: str, what: str | None = None) -> tuple
         _zone_failed(name, tz, exc)
     except Exception as exc:  # a tzinfo pandas cannot use, or one that misbehaves
         _zone_failed(name, tz, exc)
+
+
+def _first_outside(wall: Any, tz: Any) -> int | None:
+    """The first position of *wall* whose instants in *tz* datetime64 cannot hold: one
+    of the rows within a day of the ends, as no offset is a day or more."""
+    import numpy as np
+    import pandas as pd
+
+    day = np.timedelta64(1, "D")
+    limits = np.array([np.iinfo(np.int64).min + 1, np.iinfo(np.int64).max], wall.dtype)
+    near = np.flatnonzero((wall < limits[0] + day) | (wall > limits[1] - day))
+    for at in near:
+        try:
+            _fold_instants(wall[at : at + 1], tz)
+        except pd.errors.OutOfBoundsDatetime:
+            return int(at)
+    return None
 
 
 def _fold_instants(wall: Any, tz: Any) -> tuple[Any, Any]:

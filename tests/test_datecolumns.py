@@ -856,6 +856,13 @@ def test_a_zoned_result_past_what_ns_holds_is_named_as_a_result() -> None:
     d = pd.Series(_ns("2262-03-11T23:00")).dt.tz_localize("America/Bogota")
     with pytest.raises(DateRangeError, match="a result in d's time zone is outside"):
         add_months(d, 1)
+    # ...and it named no row, where a naive column's names the first.
+    d = pd.Series(_ns("2000-01-01", "2262-04-11T10:00", "2262-03-11T20:00"))
+    with pytest.raises(
+        DateRangeError,
+        match=r"holds at position 2: 2262-04-11T20:00:00\.000000000$",
+    ):
+        add_months(d.dt.tz_localize("America/New_York"), [0, -1, 1])
 
 
 def test_a_zoned_value_whose_wall_clock_is_past_ns_is_named() -> None:
