@@ -862,7 +862,7 @@ def test_a_zoned_result_past_what_ns_holds_is_named_as_a_result() -> None:
         DateRangeError,
         match=r"holds at position 2: 2262-04-11T20:00:00\.000000000$",
     ):
-        add_months(d.dt.tz_localize("America/New_York"), [0, -1, 1])
+        add_months(d.dt.tz_localize("America/New_York"), np.array([0, -1, 1]))
 
 
 def test_a_zoned_value_whose_wall_clock_is_past_ns_is_named() -> None:
