@@ -272,8 +272,8 @@ class BatchPlan:
     Raises:
         BatchTypeError: If a size is not an int, or *exact* not a bool.
         BatchError: If a size is below 1 or above `MAX_INT`, the effective batch is
-            above `MAX_INT`, or *per_device* above *max_per_device* (a plan that does
-            not fit).
+            above `MAX_INT`, *per_device* above *max_per_device* (a plan that does
+            not fit), or *exact* is not whether the effective batch is the target.
 
     Examples:
         >>> plan = BatchPlan(target=64, per_device=8, accumulation=4, devices=2, max_per_device=8)
@@ -283,6 +283,10 @@ class BatchPlan:
         Traceback (most recent call last):
         ...
         devutils.batch.BatchError: per_device 8 is more than max_per_device 4
+        >>> BatchPlan(64, 8, 4, 1, max_per_device=8)
+        Traceback (most recent call last):
+        ...
+        devutils.batch.BatchError: exact is True, but 8 x 4 x 1 = 32 is not the target 64
     """
 
     target: int
@@ -305,6 +309,10 @@ class BatchPlan:
             reason = f"{given} is more than the maximum per device, {self.max_per_device}"
             message = f"per_device {given} is more than max_per_device {self.max_per_device}"
             raise BatchError(reason, argument="per_device", value=self.per_device, message=message)
+        if self.exact != (self.effective == self.target):
+            relation = "is not" if self.exact else "is"
+            reason = f"is {self.exact}, but {self} {relation} the target {self.target}"
+            raise BatchError(reason, argument="exact", value=self.exact)
 
     @property
     def effective(self) -> int:
@@ -726,7 +734,8 @@ def training_schedule(  # noqa: PLR0913 - the Trainer's settings, keyword-only p
         run_epochs = total / per_epoch
     else:
         run_epochs = _positive_number("epochs", epochs)
-        steps = run_epochs * per_epoch
+        # (whole epochs in ints: a float product rounds past 2**53 steps)
+        steps = epochs * per_epoch if isinstance(epochs, int) else run_epochs * per_epoch
         if not steps <= MAX_INT:  # also inf
             shown_epochs = _short_repr(run_epochs)
             reason = f"{shown_epochs} x {per_epoch} steps per epoch is over 2**63 - 1 steps"

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from hypothesis import assume, given
+from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
 from devutils.batch import (
@@ -615,6 +615,8 @@ def test_warmup_ratio_is_rounded_up(total: int, ratio: float) -> None:
         ((64, 4, 16.0, 1, 4), BatchTypeError, "accumulation"),
         ((64, 4, 16, 1, 4, "yes"), BatchTypeError, "exact"),
         ((64, 8, 8, 1, 4), BatchError, "per_device"),  # (memory_utilization 2.0: no fit)
+        ((64, 8, 4, 1, 8), BatchError, "exact"),  # (8 x 4 x 1 = 32 was called exact)
+        ((64, 8, 8, 1, 8, False), BatchError, "exact"),  # (64 called rounded)
     ],
 )
 def test_a_batch_plan_refuses_sizes_no_plan_has(
@@ -669,7 +671,9 @@ def test_batch_plan_is_a_dataclass() -> None:
         "exact": True,
     }
     assert plan == plan_batch(64, 4)  # compared by value
-    assert dataclasses.replace(plan, accumulation=8).effective == 32
+    assert dataclasses.replace(plan, accumulation=8, target=32).effective == 32
+    with pytest.raises(BatchError, match=r"^exact is True, but 4 x 8 x 1 = 32 is not the target"):
+        dataclasses.replace(plan, accumulation=8)
     with pytest.raises(dataclasses.FrozenInstanceError):
         plan.accumulation = 8  # type: ignore[misc]
 
@@ -990,3 +994,15 @@ def test_training_schedule_is_a_simulated_run(
         samples_per_step=samples,
         tokens_per_step=None if seq_len is None else samples * seq_len,
     )
+
+
+@given(n=st.integers(1, MAX_INT), per=st.integers(1, 64), epochs=st.integers(1, 8))
+@example(n=2**53 + 1, per=1, epochs=1)  # a float product gave 2**53: one epoch short a step
+@example(n=2**60 + 1, per=1, epochs=3)
+def test_whole_epochs_are_whole_multiples_of_an_epoch(n: int, per: int, epochs: int) -> None:
+    per_epoch = steps_per_epoch(n, per)
+    if epochs * per_epoch > MAX_INT:
+        with pytest.raises(BatchError):
+            training_schedule(n, per, epochs=epochs)
+        return
+    assert training_schedule(n, per, epochs=epochs).total_steps == epochs * per_epoch
