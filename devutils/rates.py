@@ -502,7 +502,7 @@ def parse_stat_cpu(data: bytes) -> tuple[float, ...]:
     if not data.startswith(b"cpu "):
         msg = "no cpu line in /proc/stat"
         raise OSError(msg)
-    ticks = data[: data.find(b"\n")].split()[1 : _CPU_FIELDS + 1]
+    ticks = data.split(b"\n", 1)[0].split()[1 : _CPU_FIELDS + 1]
     seconds = [int(tick) / _CLOCK_TICKS for tick in ticks]
     return (*seconds, *[0.0] * (_CPU_FIELDS - len(seconds)))
 

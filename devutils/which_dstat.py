@@ -46,18 +46,21 @@ _VERSION = re.compile(r"(\d+\.\d+(?:\.\d+)*)")
 def _flavor_from_file(real: str) -> tuple[str | None, str | None, list[str]]:
     evidence: list[str] = []
     base = os.path.basename(real)
-    named = "pcp-dstat" if base == "pcp-dstat" or "/pcp/" in real else None
-    if named or base.startswith("dool"):
+    named = "pcp-dstat" if base == "pcp-dstat" else None
+    # (in a folder named pcp, as /usr/libexec/pcp/bin: pcp-dstat, where the file says
+    # nothing else)
+    in_pcp = "pcp-dstat" if named or "/pcp/" in real else None
+    if in_pcp or base.startswith("dool"):
         evidence.append(f"resolves to {real}")
     try:
         with open(real, "rb") as handle:
             head = handle.read(256 * 1024)
     except OSError as exc:
         evidence.append(f"cannot read {real}: {exc.strerror}")
-        return named, None, evidence
+        return in_pcp, None, evidence
     if b"\0" in head[:4096]:
         evidence.append("a binary, not a Python script")
-        return named, None, evidence
+        return in_pcp, None, evidence
     text = head.decode("utf-8", "replace")
     first = text.splitlines()[0] if text else ""
     version_match = re.search(r"""^VERSION\s*=\s*['"]([^'"]+)['"]""", text, re.M)
@@ -73,6 +76,8 @@ def _flavor_from_file(real: str) -> tuple[str | None, str | None, list[str]]:
     if re.search(r"\bdool\b", text, re.I):
         evidence.append("the script names dool")
         return "dool", version, evidence
+    if in_pcp:
+        return in_pcp, version, evidence
     if re.search(r"\bDstat\b|\bdstat_\w+", text):
         evidence.append("the script has the original dstat's markers")
         return "dstat", version, evidence
@@ -113,7 +118,8 @@ def _flavor_from_version(path: str, timeout: float) -> tuple[str | None, str | N
     if process.returncode != 0 and "Traceback" in out:
         return None, None, f"--version crashed (exit status {process.returncode})"
     match = _VERSION.search(first)
-    version = match.group(1) if match else None
+    # (a failure's message is no version: "cannot connect to pmcd on host 10.0.0.5")
+    version = match.group(1) if match and process.returncode == 0 else None
     lowered = out.lower()
     if "pcp" in lowered:
         return "pcp-dstat", version, f"--version says {first!r}"
@@ -130,10 +136,11 @@ def which_dstat(*, timeout: float = 5.0) -> list[DstatInfo]:
     """Tell what ``dstat``, ``dool`` and ``pcp-dstat`` on PATH really are.
 
     Decides from the file first (a symlink to ``pcp-dstat``, a ``pmpython`` shebang, the
-    script's own markers), then from ``--version`` (with a *timeout*; killed with what it
-    started at the timeout), so pcp-dstat is recognized even when its ``--version``
-    crashes. A version is the one ``--version`` reports where it answers as a dstat does
-    (``Dstat 0.7.4``), else the script's own ``VERSION``.
+    script's own markers, else a folder named ``pcp``), then from ``--version`` (with a
+    *timeout*; killed with what it started at the timeout), so pcp-dstat is recognized
+    even when its ``--version`` crashes. A version is the one ``--version`` reports where
+    it answers as a dstat does (``Dstat 0.7.4``, and exit status 0), else the script's
+    own ``VERSION``.
 
     Raises:
         TypeError: If *timeout* is not a number.

@@ -183,6 +183,8 @@ def test_parse_stat_vmstat_loadavg_and_meminfo() -> None:
     ticks = os.sysconf("SC_CLK_TCK")
     assert rates.parse_stat_cpu(STAT) == tuple(t / ticks for t in (100, 2, 30, 4000, 5, 6, 7, 8))
     assert rates.parse_stat_cpu(b"cpu  1 2 3 4\n")[4:] == (0.0, 0.0, 0.0, 0.0)
+    # a capture without its final line break: the last digit was cut (steal 80 read as 8)
+    assert rates.parse_stat_cpu(b"cpu  1 2 3 4 5 6 7 80")[7] == 80 / ticks
     assert rates.parse_stat_system(STAT) == (123456, 98765)
     with pytest.raises(OSError, match="no cpu line"):
         rates.parse_stat_cpu(b"intr 1\n")

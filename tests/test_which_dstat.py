@@ -95,6 +95,34 @@ def test_a_file_named_pcp_dstat_gives_its_own_version(
     assert (info.command, info.flavor, info.version) == ("pcp-dstat", "pcp-dstat", "6.2.0")
 
 
+def test_a_folder_named_pcp_does_not_outweigh_the_script(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Any file under a folder named pcp (a checkout, ~/pcp/.venv/bin/dool) was pcp-dstat.
+    folder = tmp_path / "pcp" / "bin"
+    folder.mkdir(parents=True)
+    install(folder, "dool", DOOL)
+    plain = install(folder, "dstat", "#!/bin/sh\necho 'no such option'\n")
+    monkeypatch.setenv("PATH", str(folder))
+    by_name = {info.command: info for info in which_dstat()}
+    assert (by_name["dool"].flavor, by_name["dool"].version) == ("dool", "1.3.8")
+    # ...which still says pcp-dstat where the file says nothing else
+    assert (by_name["dstat"].real_path, by_name["dstat"].flavor) == (str(plain), "pcp-dstat")
+
+
+def test_a_failed_version_gives_no_version(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # pcp-dstat that cannot reach pmcd was version 10.0.0.5, its host's address.
+    failing = (
+        'VERSION="6.2.0"\necho "pcp-dstat: cannot connect to pmcd on host 10.0.0.5" >&2\nexit 1'
+    )
+    install(tmp_path, "pcp-dstat", f"#!/bin/sh\n{failing}\n")
+    install(tmp_path, "dstat", f"#!/bin/sh\n{failing.replace('pcp-', '')}\n")
+    monkeypatch.setenv("PATH", str(tmp_path))
+    by_name = {info.command: info for info in which_dstat()}
+    assert (by_name["pcp-dstat"].flavor, by_name["pcp-dstat"].version) == ("pcp-dstat", "6.2.0")
+    assert by_name["dstat"].version == "6.2.0"
+
+
 def test_pcp_dstat_by_shebang_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     install(tmp_path, "dstat", PCP)
     monkeypatch.setenv("PATH", str(tmp_path))
