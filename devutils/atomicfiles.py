@@ -272,8 +272,10 @@ class AtomicRewrite:
     extended attributes (the ACL among them) and mode (setuid, setgid and sticky bits
     included), fsyncs it, keeps a backup if asked, and renames it over the original; if
     the original changed since entry (size, mtime, ctime, inode), it raises
-    `FileChangedError` and leaves the original as it is. An OSError from `commit` names
-    the file (or the backup, where that is the problem), never the temporary file.
+    `FileChangedError` and leaves the original as it is. Where commit fails after the
+    backup is made, the backup is put back as it was (the earlier one, or none). An
+    OSError from `commit` names the file (or the backup, where that is the problem),
+    never the temporary file.
     Leaving the block without `commit`, by an exception or a signal turned into one,
     removes the temporary file. Only SIGKILL or a crash can leave one behind, named
     ``.NAME.XXXXXXXX.devutils-tmp`` (NAME shortened where the whole would be longer than
@@ -395,23 +397,22 @@ class AtomicRewrite:
         if _sticky_keeps(self.directory, self._owner[0]):  # said before any backup is made
             with _naming(self.name):
                 raise PermissionError(errno.EPERM, os.strerror(errno.EPERM))
-        if self.backup is not None:
+        if self.backup is None:
+            self._check_unchanged()
+            with _naming(self.name):
+                os.replace(self.temporary, self.real)
+        else:
             self._check_unchanged()  # the backup is to hold what was read
-            with _naming(self.backup):
-                _backup(self.real, self.backup)
-            # The backup's hard link set the file's ctime, and only that: expect the new one.
-            ctime_ns = os.fstat(self.source.fileno()).st_ctime_ns
-            self._identity = self._identity._replace(ctime_ns=ctime_ns)
-            try:
+            with _BackupInPlace(self.backup):  # (which a failure below puts back)
+                with _naming(self.backup):
+                    _backup(self.real, self.backup)
+                # The backup's hard link set the file's ctime, and only that: expect the
+                # new one (a file changed meanwhile: the backup may be that file itself).
+                ctime_ns = os.fstat(self.source.fileno()).st_ctime_ns
+                self._identity = self._identity._replace(ctime_ns=ctime_ns)
                 self._check_unchanged()
-            except FileChangedError:  # a backup that is the changed file itself (a link)
-                with contextlib.suppress(OSError):  # is no backup: later edits would show
-                    if os.path.samestat(os.stat(self.backup), os.stat(self.real)):
-                        os.unlink(self.backup)
-                raise
-        self._check_unchanged()
-        with _naming(self.name):
-            os.replace(self.temporary, self.real)
+                with _naming(self.name):
+                    os.replace(self.temporary, self.real)
         self.temporary = None
         if self.sync_directory:
             fsync_directory(self.directory)
@@ -449,6 +450,48 @@ class AtomicRewrite:
             with contextlib.suppress(OSError):
                 os.unlink(self.temporary)
             self.temporary = None
+
+
+class _BackupInPlace:
+    """A ``with`` block that replaces the backup *path*: where it fails, *path* is as it
+    was before (the earlier backup, kept under a temporary name until then, or none), as
+    ``sed -i.bak`` leaves it when it cannot rename the file (an immutable file, a file
+    mounted over). An earlier backup that cannot be linked (a folder, or another user's
+    in a sticky folder) is left to the block."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.kept: str | None = None
+        self.existed = os.path.lexists(path)
+        directory = os.path.dirname(path)
+        with contextlib.suppress(OSError):
+            if self.existed and not _sticky_keeps(directory, os.lstat(path).st_uid):
+                prefix = _temporary_prefix(os.path.basename(path))
+                descriptor, kept = tempfile.mkstemp(
+                    dir=directory, prefix=prefix, suffix=TEMPORARY_SUFFIX
+                )
+                os.close(descriptor)
+                os.unlink(kept)
+                os.link(path, kept, follow_symlinks=False)
+                self.kept = kept
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        with contextlib.suppress(OSError):
+            if kind is None:
+                if self.kept is not None:
+                    os.unlink(self.kept)
+            elif self.kept is not None:
+                os.replace(self.kept, self.path)
+            elif not self.existed:
+                os.unlink(self.path)
 
 
 def _backup(original: str, backup: str) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -237,6 +238,80 @@ def test_a_backup_that_is_the_changed_file_itself_is_not_left(
             job.commit()
     assert path.read_bytes() == b"hello a\nAPPENDED\n"  # as the other program left it
     assert sorted(p.name for p in tmp_path.iterdir()) == ["g"]
+
+
+def _folder_state(folder: Path) -> dict[str, tuple[bool, bytes]]:
+    """Each name in *folder*: whether it is a symlink, and its target or its bytes."""
+    return {
+        p.name: (True, os.fsencode(os.readlink(p))) if p.is_symlink() else (False, p.read_bytes())
+        for p in folder.iterdir()
+    }
+
+
+@pytest.mark.parametrize("earlier", [None, "file", "symlink"])
+@pytest.mark.parametrize("failure", [None, "rename", "changed"])
+def test_a_failed_commit_leaves_the_earlier_backup_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, earlier: str | None, failure: str | None
+) -> None:
+    # The new backup replaced the earlier one before the rename that then failed (an
+    # immutable file, a file mounted over): the file stayed, its earlier backup was gone.
+    from devutils import atomicfiles
+
+    path = tmp_path / "f"
+    path.write_bytes(b"colour\n")
+    if earlier == "file":
+        (tmp_path / "f.bak").write_bytes(b"OLD BACKUP\n")
+    elif earlier == "symlink":
+        (tmp_path / "f.bak").symlink_to("elsewhere")
+    before = _folder_state(tmp_path)
+    replace, backup = os.replace, atomicfiles._backup
+
+    def failing_replace(source: str, target: str) -> None:
+        if failure == "rename" and target == str(path):
+            raise OSError(errno.EBUSY, os.strerror(errno.EBUSY))
+        replace(source, target)
+
+    def backup_then_a_writer(original: str, to: str) -> None:
+        backup(original, to)
+        if failure == "changed":
+            with open(original, "ab") as other:
+                other.write(b"APPENDED\n")
+
+    monkeypatch.setattr(os, "replace", failing_replace)
+    monkeypatch.setattr(atomicfiles, "_backup", backup_then_a_writer)
+    with AtomicRewrite(path, backup_suffix=".bak") as job:
+        job.target.write(b"color\n")
+        if failure is None:
+            job.commit()
+        else:
+            with pytest.raises(FileChangedError if failure == "changed" else OSError):
+                job.commit()
+    if failure is None:
+        assert _folder_state(tmp_path) == {"f": (False, b"color\n"), "f.bak": (False, b"colour\n")}
+        return
+    if failure == "changed":
+        before["f"] = (False, b"colour\nAPPENDED\n")  # as the other program left it
+    assert _folder_state(tmp_path) == before
+
+
+def test_an_immutable_file_keeps_its_earlier_backup(tmp_path: Path) -> None:
+    # sed -i.bak on an immutable file fails and keeps FILE.bak; devutils replaced it.
+    if os.geteuid() != 0 or shutil.which("chattr") is None:
+        pytest.skip("needs root and chattr to make a file immutable")
+    path = tmp_path / "f"
+    path.write_bytes(b"colour\n")
+    (tmp_path / "f.bak").write_bytes(b"OLD BACKUP\n")
+    made = subprocess.run(["chattr", "+i", str(path)], capture_output=True, check=False)
+    if made.returncode != 0:
+        pytest.skip(f"this file system keeps no immutable flag: {made.stderr.decode().strip()}")
+    try:
+        with AtomicRewrite(path, backup_suffix=".bak") as job:
+            job.target.write(b"color\n")
+            with pytest.raises(PermissionError, match=re.escape(str(path))):
+                job.commit()
+    finally:
+        subprocess.run(["chattr", "-i", str(path)], check=True)
+    assert _folder_state(tmp_path) == {"f": (False, b"colour\n"), "f.bak": (False, b"OLD BACKUP\n")}
 
 
 # -- properties added for the standard ---
