@@ -36,8 +36,11 @@ def run(args: argparse.Namespace) -> int:
     )
     glossary = None if args.map_file is None else _map_identity(args.map_file)
     if glossary is not None:
-        # (a dry run with --in-place rehearses the rewrite: it refuses what that refuses)
-        rewrites = job.mode == "in-place" or (job.mode == "dry-run" and args.in_place is not None)
+        # (a dry run with --in-place rehearses the rewrite, and a diff proposes it: they
+        # refuse what it refuses)
+        rewrites = job.mode in ("in-place", "diff") or (
+            job.mode == "dry-run" and args.in_place is not None
+        )
         tasks = _without_the_map(tasks, glossary, rewrites=rewrites)
     if job.mode in ("in-place", "dry-run", "diff"):
         # A file named twice (or through a symlink too) is rewritten once, not twice:
@@ -87,7 +90,7 @@ def _map_identity(map_file: str) -> os.stat_result | None:
 
 def _without_the_map(tasks: list[Task], glossary: os.stat_result, *, rewrites: bool) -> list[Task]:
     """*tasks* less the ``--map`` file: a walk leaves it out, and naming it where the run
-    *rewrites* (``--in-place``, or rehearses it) is an error (the glossary would rewrite
+    *rewrites* (``--in-place``, or rehearses or proposes it) is an error (the glossary would rewrite
     itself)."""
     kept = []
     for task in tasks:
