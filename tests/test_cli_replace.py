@@ -1187,9 +1187,26 @@ def test_a_tsv_error_names_the_right_line(tmp_path: Path) -> None:
     table = write(tmp_path / "map.tsv", "a\tA\u2028\n\x0cb\tB\nbroken line\n".encode())
     result = run_replace(["--map", str(table)], stdin=b"")
     assert result.returncode == 2  # a usage error
-    assert (
-        f"--map {str(table)!r} line 3: expected 2 tab-separated columns".encode() in result.stderr
-    )
+    assert f"--map {table} line 3: expected 2 tab-separated columns".encode() in result.stderr
+
+
+def test_a_map_file_s_name_is_shown_as_every_file_s_is(tmp_path: Path) -> None:
+    # A --map name that is not UTF-8 was its repr, 'caf\\udce9.tsv', which no shell reads
+    # back; a printable one was quoted in some messages and bare in others.
+    name = os.fsdecode(b"caf\xe9.tsv")
+    expected = "$'caf\\xe9.tsv'"
+    missing = run_replace(["--map", name], cwd=tmp_path)
+    write(tmp_path / name, b"a\tb\tc\n")
+    broken = run_replace(["--map", name], cwd=tmp_path)
+    write(tmp_path / name, b"a\tb\n")
+    twice = run_replace(["--map", name, "--pair", "a", "c"], cwd=tmp_path)
+    assert [result.stderr.decode() for result in (missing, broken, twice)] == [
+        f"devutils replace: error: cannot read --map {expected}: No such file or directory\n",
+        f"devutils replace: error: --map {expected} line 1: expected 2 tab-separated columns, "
+        "got 3: 'a\\tb\\tc' (read as TSV: not named .json and not a JSON object)\n",
+        f"devutils replace: error: key 'a' given twice with different values: 'b' (--map "
+        f"{expected}) and 'c' (--pair)\n",
+    ]
 
 
 def test_a_json_key_given_twice_is_an_error_as_in_a_tsv(tmp_path: Path) -> None:
@@ -1199,7 +1216,7 @@ def test_a_json_key_given_twice_is_an_error_as_in_a_tsv(tmp_path: Path) -> None:
     assert (
         result.stderr
         == (
-            f"devutils replace: error: --map {str(table)!r}: key 'colour' given twice with "
+            f"devutils replace: error: --map {table}: key 'colour' given twice with "
             "different values 'color' and 'colr'\n"
         ).encode()
     )
@@ -1827,7 +1844,7 @@ def test_a_map_nested_too_deep_is_an_error_naming_it(tmp_path: Path, name: str, 
     path = write(tmp_path / name, b'{"a":' + b"[" * depth + b"]" * depth + b"}")
     result = cli(["replace", "--map", str(path)], stdin=b"a\n")
     assert result.status == 2  # a usage error
-    assert f"--map {str(path)!r}: JSON nested too deep" in result.err
+    assert f"--map {path}: JSON nested too deep" in result.err
     long = write(tmp_path / "long.json", b'{"a": [' + b"1," * 100_000 + b"1]}")
     result = cli(["replace", "--map", str(long)], stdin=b"a\n")
     assert "must be a string, got [1, 1," in result.err

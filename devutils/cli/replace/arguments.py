@@ -10,6 +10,8 @@ from typing import Any
 
 from devutils.cli.common import CliError, positive_int
 from devutils.cli.replace.maps import load_map
+from devutils.cli.replace.work import shown as named
+from devutils.messages import shown
 from devutils.text import MappingKeyError, Replacer
 from devutils.textengines import SURROGATES
 from devutils.textfiles import DEFAULT_CHUNK_BYTES, MAX_CHUNK
@@ -230,7 +232,7 @@ def _check_replacement(value: str, given: str, why: str) -> None:
     with one is the Replacer's error."""
     if (surrogate := SURROGATES.search(value)) is not None:
         msg = (
-            f"{given}: replacements must be Unicode text, got {value!r} with a lone "
+            f"{given}: replacements must be Unicode text, got {shown(value)} with a lone "
             f"surrogate at index {surrogate.start()} ({why})"
         )
         raise CliError(msg)
@@ -242,16 +244,18 @@ def build_replacer(args: argparse.Namespace) -> Replacer:
     sources: dict[str, str] = {}
     if args.map_file is not None:
         for key, value in load_map(args.map_file).items():
-            given = f"--map {args.map_file}"
-            _check_replacement(value, given, f"the value of {key!r}: a \\u escape without its pair")
+            given = f"--map {named(args.map_file)}"
+            _check_replacement(
+                value, given, f"the value of {shown(key)}: a \\u escape without its pair"
+            )
             mapping[key] = value
             sources[key] = given
     for key, value in zip(map(typed, args.pair_from), map(typed, args.pair_to), strict=True):
         _check_replacement(value, "--pair", "a byte that is not UTF-8")
         if key in mapping and mapping[key] != value:
             msg = (
-                f"key {key!r} given twice with different values: {mapping[key]!r} "
-                f"({sources[key]}) and {value!r} (--pair)"
+                f"key {shown(key)} given twice with different values: {shown(mapping[key])} "
+                f"({sources[key]}) and {shown(value)} (--pair)"
             )
             raise CliError(msg)
         mapping[key] = value

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from devutils.cli.common import CliError
+from devutils.cli.replace.work import shown as named
 from devutils.messages import shown
 
 STDIN = "-"
@@ -38,12 +39,12 @@ def load_map(path: str) -> dict[str, str]:
         else:
             raw = Path(path).read_bytes()
     except OSError as exc:
-        msg = f"cannot read --map {path!r}: {exc.strerror or exc}"
+        msg = f"cannot read --map {named(path)}: {exc.strerror or exc}"
         raise CliError(msg) from exc
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        msg = f"--map {path!r} is not valid UTF-8 (byte {exc.start})"
+        msg = f"--map {named(path)} is not valid UTF-8 (byte {exc.start})"
         raise CliError(msg) from exc
     if Path(path).suffix.lower() == ".json" or _is_json_object(text):
         return _load_json(path, text)
@@ -89,23 +90,28 @@ def _load_json(path: str, text: str) -> dict[str, str]:
     def pairs(items: list[tuple[str, object]]) -> dict[str, object]:
         mapping: dict[str, object] = {}
         for key, value in items:
-            _add(mapping, key, value, f"--map {path!r}")
+            _add(mapping, key, value, f"--map {named(path)}")
         return mapping
 
     try:
         data = json.loads(text, object_pairs_hook=pairs)
     except json.JSONDecodeError as exc:
-        msg = f"--map {path!r}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
+        msg = (
+            f"--map {named(path)}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
+        )
         raise CliError(msg) from exc
     except RecursionError:  # (values must be strings: no map nests)
-        msg = f"--map {path!r}: JSON nested too deep (a map is one object of strings)"
+        msg = f"--map {named(path)}: JSON nested too deep (a map is one object of strings)"
         raise CliError(msg) from None
     if not isinstance(data, dict):
-        msg = f"--map {path!r}: expected a JSON object, got {type(data).__name__}"
+        msg = f"--map {named(path)}: expected a JSON object, got {type(data).__name__}"
         raise CliError(msg)
     for key, value in data.items():
         if not isinstance(value, str):
-            msg = f"--map {path!r}: value for key {shown(key)} must be a string, got {shown(value)}"
+            msg = (
+                f"--map {named(path)}: value for key {shown(key)} must be a string, "
+                f"got {shown(value)}"
+            )
             raise CliError(msg)
     return data
 
@@ -122,11 +128,11 @@ def _load_tsv(path: str, text: str) -> dict[str, str]:
         fields = line.split("\t")
         if len(fields) != 2:  # noqa: PLR2004 - FROM and TO
             msg = (
-                f"--map {path!r} line {number}: expected 2 tab-separated columns, "
+                f"--map {named(path)} line {number}: expected 2 tab-separated columns, "
                 f"got {len(fields)}: {line[:60]!r} (read as TSV: not named .json and not "
                 f"a JSON object)"
             )
             raise CliError(msg)
         key, value = fields
-        _add(mapping, key, value, f"--map {path!r} line {number}")
+        _add(mapping, key, value, f"--map {named(path)} line {number}")
     return mapping
