@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, Final, NamedTuple
 
-from devutils.messages import describe
+from devutils.messages import describe, shown
 from devutils.textcase import match_case
 from devutils.textengines import SURROGATES, is_word_char
 from devutils.textsearch import Engine, Search
@@ -107,12 +107,13 @@ def _snapshot(mapping: object) -> dict[str, Replacement]:
             raise MappingKeyError(msg, key, "empty")
         if (surrogate := SURROGATES.search(key)) is not None:
             msg = (
-                f"mapping keys must be Unicode text, got {key!r} with a lone surrogate at "
+                f"mapping keys must be Unicode text, got {shown(key)} with a lone surrogate at "
                 f"index {surrogate.start()}"
             )
             raise MappingKeyError(msg, key, "surrogate")
         if not isinstance(value, str) and not callable(value):
-            msg = f"mapping value for key {key!r} must be str or callable, got {describe(value)}"
+            given = describe(value)
+            msg = f"mapping value for key {shown(key)} must be str or callable, got {given}"
             raise TypeError(msg)
         snapshot[key] = value
     return snapshot
@@ -130,9 +131,9 @@ def _fold_keys(
         other = first.setdefault(key.casefold(), key)
         if snapshot[other] != value:
             msg = (
-                f"keys {other!r} and {key!r} are equal when case is ignored "
-                f"(both fold to {key.casefold()!r}) but map to different values "
-                f"{snapshot[other]!r} and {value!r}"
+                f"keys {shown(other)} and {shown(key)} are equal when case is ignored "
+                f"(both fold to {shown(key.casefold())}) but map to different values "
+                f"{shown(snapshot[other])} and {shown(value)}"
             )
             raise MappingKeyError(msg, key, "folds", other)
     return list(first.values()), [snapshot[key] for key in first.values()]
@@ -325,7 +326,7 @@ def _renderer(values: Sequence[Replacement], preserve_case: bool) -> Callable[[i
         if not isinstance(value, str):
             result: object = value(matched)
             if not isinstance(result, str):
-                msg = f"replacement for {matched!r} must return str, got {describe(result)}"
+                msg = f"replacement for {shown(matched)} must return str, got {describe(result)}"
                 raise TypeError(msg)
             value = result
         return match_case(matched, value) if preserve_case else value

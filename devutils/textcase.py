@@ -26,8 +26,8 @@ def match_case(matched: str, replacement: str) -> str:
 
     All upper case (``str.isupper``) -> upper case; title case (``str.istitle``) -> each
     whitespace-separated word's first cased character in title case (``"ß"`` -> ``"Ss"``,
-    as `str.title` has it; an uncased letter such as ``"中"`` is passed over) and the rest
-    lower; otherwise
+    as `str.title` has it; a cased letter without an upper case, ``"ĸ"``, stays as it is,
+    and an uncased letter such as ``"中"`` is passed over) and the rest lower; otherwise
     *replacement* as given. Part by part where both split into as many parts at ``-``,
     or at ``_`` (but not both); a part may split again at the other.
 
@@ -78,7 +78,7 @@ def _title_word(match: re.Match[str]) -> str:
     """Title-case the first cased character of a word and lower-case the rest."""
     word = match.group()
     for index, char in enumerate(word):
-        if char.lower() != char.upper():
+        if char.islower() or char.isupper() or char.istitle():  # (cased: "ĸ" is, unchanged)
             # (the rest lower-cased after that character, as in the whole word: a capital
             # sigma at a word's end lowers to the final sigma, alone to the other one)
             rest = word[index:].lower()[len(char.lower()) :]

@@ -37,6 +37,8 @@ from typing import TYPE_CHECKING, Any, Final
 
 import ahocorasick_rs
 
+from devutils.messages import describe, shown
+
 if TYPE_CHECKING:
     import regex
 
@@ -159,10 +161,10 @@ def is_word_char(char: str) -> bool:
     """
     given: object = char
     if not isinstance(given, str):
-        msg = f"char must be a str, got {type(given).__name__} {given!r}"
+        msg = f"char must be a str, got {describe(given)}"
         raise TypeError(msg)
     if len(char) != 1:
-        msg = f"char must be one character, got {char!r}"
+        msg = f"char must be one character, got {shown(char)}"
         raise ValueError(msg)
     return _is_word(char)
 

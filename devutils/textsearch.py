@@ -310,14 +310,14 @@ def _checked_keys(keys: object, ignore_case: bool) -> list[str]:
     distinct = set(checked)
     if "" in distinct or not _encodes("".join(checked)):  # (a lone surrogate does not)
         key = next(key for key in checked if not key or SURROGATES.search(key))
-        msg = f"keys must be non-empty and without lone surrogates, got {key!r}"
+        msg = f"keys must be non-empty and without lone surrogates, got {shown(key)}"
         raise ValueError(msg)
     if len(distinct) != len(checked):
         seen: set[str] = set()
         for key in checked:
             if key in seen:
                 folded = " (case-folded)" if ignore_case else ""
-                msg = f"keys must be distinct, got {key!r}{folded} twice"
+                msg = f"keys must be distinct, got {shown(key)}{folded} twice"
                 raise ValueError(msg)
             seen.add(key)
     return checked

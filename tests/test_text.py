@@ -19,6 +19,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from devutils.text import Engine, MappingKeyError, Replacer, is_word_char, multi_replace
+from devutils.textsearch import Search
 from devutils.textstream import MAX_CHUNK, StreamReplacer, check_chunk_size, replace_stream
 from tests.text_reference import reference
 
@@ -895,3 +896,60 @@ def test_check_chunk_size_takes_exactly_the_ints_from_1_to_max_chunk(value: obje
     else:
         with pytest.raises(ValueError, match=r"^chunk_size must be (positive, got|at most) "):
             check_chunk_size(value)
+
+
+class _Unshowable:
+    """A callable value whose repr fails."""
+
+    def __repr__(self) -> str:
+        raise RuntimeError("no repr")
+
+    def __call__(self, matched: str) -> str:
+        return matched
+
+
+_LONG = "k" * 10**6
+_UNTYPED: Any = {"is_word_char": is_word_char, "Replacer": Replacer}
+"""The functions, called with what their types refuse."""
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "start"),
+    [
+        (
+            lambda: _UNTYPED["is_word_char"](10**5000),
+            TypeError,
+            "char must be a str, got int <an int of",
+        ),
+        (
+            lambda: _UNTYPED["is_word_char"](_Unshowable()),
+            TypeError,
+            "char must be a str, got _Unshowable",
+        ),
+        (lambda: is_word_char(_LONG), ValueError, "char must be one character, got 'kkk"),
+        (
+            lambda: multi_replace("x", {"A": _Unshowable(), "a": _Unshowable()}, ignore_case=True),
+            MappingKeyError,
+            "keys 'A' and 'a' are equal when case is ignored",
+        ),
+        (lambda: Replacer({_LONG + "\udc80": "x"}), MappingKeyError, "mapping keys must be"),
+        (lambda: _UNTYPED["Replacer"]({_LONG: 1}), TypeError, "mapping value for key 'kkk"),
+        (
+            lambda: _UNTYPED["Replacer"]({_LONG: lambda m: 1})(_LONG),
+            TypeError,
+            "replacement for 'kkk",
+        ),
+        (lambda: Search([_LONG, _LONG]), ValueError, "keys must be distinct, got 'kkk"),
+        (lambda: Search([_LONG + "\udc80"]), ValueError, "keys must be non-empty and"),
+    ],
+)
+def test_an_error_message_names_any_value_in_a_line(
+    call: Callable[[], object], error: type[Exception], start: str
+) -> None:
+    # Messages took the value's whole repr: a repr that raised replaced the error
+    # (RuntimeError, or ValueError past 4,300 digits), and a long key made a message of a
+    # million characters.
+    with pytest.raises(error) as caught:
+        call()
+    assert str(caught.value).startswith(start)
+    assert len(str(caught.value)) < 300

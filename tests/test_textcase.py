@@ -9,9 +9,9 @@ from hypothesis import strategies as st
 from devutils.textcase import match_case
 from tests.text_reference import _case_like as case_like
 
-# Cased and uncased letters, the two separators, a space and a letter whose title case
-# differs from its upper case (ǆ: ǅ, Ǆ).
-_TEXTS = st.text(st.sampled_from("aAbBß1 \t-_ǆǅǄσςΣ中"), max_size=12)
+# Cased and uncased letters, the two separators, a space, a letter whose title case
+# differs from its upper case (ǆ: ǅ, Ǆ) and cased letters without an upper case (ĸ, ª).
+_TEXTS = st.text(st.sampled_from("aAbBß1 \t-_ǆǅǄσςΣ中ĸª"), max_size=12)
 
 
 @given(_TEXTS, _TEXTS)
@@ -38,6 +38,10 @@ def test_the_case_pattern_is_the_reference(matched: str, replacement: str) -> No
         ("Acme", "\u00dftra\u00dfe", "Sstra\u00dfe"),
         ("Acme", "\ufb01sh", "Fish"),
         ("Hello", "\u01c6ungla", "\u01c5ungla"),
+        # a cased letter without an upper case is the first cased one, as str.title has it
+        # (passed over as uncased, it gave "ĸAtak")
+        ("Acme", "\u0138atak", "\u0138atak"),
+        ("Acme", "\u00aab", "\u00aab"),
     ],
 )
 def test_examples_of_each_pattern(matched: str, replacement: str, expected: str) -> None:

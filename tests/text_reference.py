@@ -58,7 +58,8 @@ def _case_like(piece: str, result: str) -> str:
 
 
 def _title(word: str) -> str:
-    cased = [i for i, c in enumerate(word) if c.lower() != c.upper()]
+    # cased: lower, upper or title case (as str.title sees it), "ĸ" too, which has no upper
+    cased = [i for i, c in enumerate(word) if c.islower() or c.isupper() or c.istitle()]
     if not cased:
         return word
     i = cased[0]
