@@ -480,9 +480,10 @@ def _no_exact_split(target: int, sizes: str, *, below: int | None, above: int | 
         return BatchError(reason, argument="target", value=target, message=message)
     found = f"nearest achievable targets: {', '.join(nearest)}"
     reason = f"{target} has no exact split {sizes}; {found}"
+    helping = [f"'{way}'" for way, near in (("down", below), ("up", above)) if near is not None]
     message = (
         f"no exact split of target {target} {sizes}; {found} "
-        "(or pass rounding='down', 'up' or 'nearest')"
+        f"(or pass rounding={', '.join(helping)} or 'nearest')"
     )
     return BatchError(reason, argument="target", value=target, message=message)
 

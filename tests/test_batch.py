@@ -115,6 +115,11 @@ def test_target_not_divisible_by_devices() -> None:
 def test_rounding_down_with_nothing_below() -> None:
     with pytest.raises(BatchError, match="no achievable target down from 3"):
         plan_batch(3, 8, 4, rounding="down")
+    # the error without rounding offers only the roundings that reach a target
+    with pytest.raises(BatchError, match=r"12 above \(or pass rounding='up' or 'nearest'\)$"):
+        plan_batch(3, 8, 4, min_per_device=3)
+    with pytest.raises(BatchError, match=r" below \(or pass rounding='down' or 'nearest'\)$"):
+        plan_batch(2**63 - 1, 10, min_per_device=8)
 
 
 # -- errors -----------------------------------------------------------------------------

@@ -194,9 +194,10 @@ LIBRARY_ERRORS = [
     ),
     (
         ["--target", str(2**63 - 1), "--max-per-device", "10", "--min-per-device", "8"],
-        # no target above fits in int64: only the one below is offered
+        # no target above fits in int64: only the one below is offered, and the roundings
+        # that reach it (--rounding up then failed)
         "--target 9223372036854775807 has no exact split with 8..10 per device on 1 device(s); "
-        "nearest achievable targets: 9223372036854775800 below (or pass --rounding down, up or "
+        "nearest achievable targets: 9223372036854775800 below (or pass --rounding down or "
         "nearest)",
     ),
     (

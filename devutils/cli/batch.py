@@ -160,24 +160,34 @@ def _cli_message(exc: BatchError, args: argparse.Namespace) -> str:
     if exc.argument not in _FLAGS:  # no flag gives it: a result out of range, a size of the plan
         return str(exc)
     message = f"{_FLAGS[exc.argument]} {exc.reason}"
-    if exc.argument == "target" and args.rounding == "exact" and _rounding_helps(args):
-        message += " (or pass --rounding down, up or nearest)"  # no exact split: the way out
+    no_split = exc.argument == "target" and args.rounding == "exact"
+    if no_split and (helping := _roundings_that_help(args)):  # the ways out
+        message += f" (or pass --rounding {_either(helping)})"
     return message
 
 
-def _rounding_helps(args: argparse.Namespace) -> bool:
-    """Whether some target near --target has a split (none may, within 2**63 - 1)."""
-    try:
-        plan_batch(
-            args.target,
-            args.max_per_device,
-            args.devices,
-            rounding="nearest",
-            min_per_device=args.min_per_device,
-        )
-    except BatchError:
-        return False
-    return True
+def _roundings_that_help(args: argparse.Namespace) -> list[str]:
+    """The roundings that find a target near --target with a split: ``down`` where one
+    lies below, ``up`` where one lies above (within 2**63 - 1), ``nearest`` where either."""
+    helping = []
+    for rounding in ("down", "up"):
+        try:
+            plan_batch(
+                args.target,
+                args.max_per_device,
+                args.devices,
+                rounding=rounding,
+                min_per_device=args.min_per_device,
+            )
+        except BatchError:
+            continue
+        helping.append(rounding)
+    return [*helping, "nearest"] if helping else []
+
+
+def _either(words: list[str]) -> str:
+    """``a``, ``a or b``, ``a, b or c``."""
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"
 
 
 def _schedule(args: argparse.Namespace, plan: BatchPlan) -> TrainingSchedule | None:
