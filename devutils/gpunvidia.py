@@ -245,7 +245,13 @@ def snapshot_nvml(processes: bool) -> list[GpuInfo]:
             uuid = get(pynvml.nvmlDeviceGetUUID)
             name = get(pynvml.nvmlDeviceGetName)
             rates = get(pynvml.nvmlDeviceGetUtilizationRates)
-            memory = get(pynvml.nvmlDeviceGetMemoryInfo)
+            # v2's used, as nvidia-smi's memory.used, leaves out what the driver reserves;
+            # v1's counts it (a driver without v2: the only figure there is)
+            memory = None
+            if (version := getattr(pynvml, "nvmlMemory_v2", None)) is not None:
+                memory = get(pynvml.nvmlDeviceGetMemoryInfo, version)
+            if memory is None:
+                memory = get(pynvml.nvmlDeviceGetMemoryInfo)
             temperature = get(pynvml.nvmlDeviceGetTemperature, pynvml.NVML_TEMPERATURE_GPU)
             power = get(pynvml.nvmlDeviceGetPowerUsage)
             mig = get(pynvml.nvmlDeviceGetMigMode)

@@ -178,7 +178,12 @@ def _fake_pynvml(
         if init_error is not None:
             raise FakeNvmlError(init_error)
 
-    memory = types.SimpleNamespace(total=143771 * MIB, used=32362 * MIB, free=110796 * MIB)
+    # The capture's figures as NVML gives them: v1's used is total - free, the driver's
+    # reserved 614 MiB included; v2's leaves them out, as nvidia-smi's memory.used does.
+    memory = types.SimpleNamespace(total=143771 * MIB, used=32975 * MIB, free=110796 * MIB)
+    memory_v2 = types.SimpleNamespace(
+        total=143771 * MIB, reserved=614 * MIB, used=32362 * MIB, free=110796 * MIB
+    )
     used = process_memory or [m for _, m in H200_PROCESSES]
     processes = [
         types.SimpleNamespace(pid=pid, usedGpuMemory=m)
@@ -197,7 +202,12 @@ def _fake_pynvml(
         "nvmlDeviceGetUtilizationRates": lambda h: answer(
             "nvmlDeviceGetUtilizationRates", types.SimpleNamespace(gpu=100, memory=7)
         ),
-        "nvmlDeviceGetMemoryInfo": lambda h: answer("nvmlDeviceGetMemoryInfo", memory),
+        "nvmlMemory_v2": 0x02000028,
+        "nvmlDeviceGetMemoryInfo": lambda h, version=None: (
+            answer("nvmlDeviceGetMemoryInfo_v2", memory_v2)
+            if version == 0x02000028
+            else answer("nvmlDeviceGetMemoryInfo", memory)
+        ),
         "nvmlDeviceGetTemperature": lambda h, sensor: answer("nvmlDeviceGetTemperature", 52),
         "nvmlDeviceGetPowerUsage": lambda h: answer("nvmlDeviceGetPowerUsage", 627400),
         "nvmlDeviceGetMigMode": lambda h: answer("nvmlDeviceGetMigMode", [mig, mig]),

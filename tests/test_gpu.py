@@ -240,6 +240,23 @@ def test_nvml_reads_the_h200(
     assert result.text.splitlines()[1].endswith(f",100,{32362 * MIB}")
 
 
+def test_nvml_memory_used_leaves_out_what_the_driver_reserves(
+    monkeypatch: pytest.MonkeyPatch, fake_pynvml: FakePynvml
+) -> None:
+    # NVML's v1 memory info counts the driver's reserved memory as used: 32975 MiB where
+    # nvidia-smi says 32362 (an idle GPU showed hundreds of MiB used).
+    module, calls = fake_pynvml()
+    monkeypatch.setitem(sys.modules, "pynvml", module)
+    [gpu] = gpu_snapshot(backends=["nvml"])
+    assert gpu.memory_used == 32362 * MIB
+    assert "nvmlDeviceGetMemoryInfo" not in calls
+    # a driver without v2: v1's figure, the only one there is
+    old, calls = fake_pynvml(unsupported=frozenset({"nvmlDeviceGetMemoryInfo_v2"}))
+    monkeypatch.setitem(sys.modules, "pynvml", old)
+    [gpu] = gpu_snapshot(backends=["nvml"])
+    assert (gpu.memory_used, gpu.memory_total) == (32975 * MIB, 143771 * MIB)
+
+
 def test_nvml_not_supported_is_none(
     monkeypatch: pytest.MonkeyPatch, fake_pynvml: FakePynvml
 ) -> None:
