@@ -151,9 +151,11 @@ def replace_encoded(  # noqa: PLR0913 - the streams, then keyword-only settings
     _check_streams(name, source, target)
     decoder = _StrictDecoder(encoding, name)
     encoder = codecs.getincrementalencoder(encoding)(errors="strict")
-    # Where a byte 0 is the NUL character (UTF-8, Latin-1, Shift_JIS; not UTF-16), it
-    # marks a binary file before any decoding: a binary file's other bytes seldom decode.
-    nul_byte = "a\x00".encode(codec).endswith(b"a\x00")
+    # Where a byte 0 is the NUL character (UTF-8, Latin-1, Shift_JIS, EBCDIC; not UTF-16),
+    # it marks a binary file before any decoding: a binary file's other bytes seldom decode.
+    after_text = codecs.getincrementalencoder(codec)()
+    after_text.encode("a")  # (past a BOM, and in a stateful encoding's ASCII)
+    nul_byte = after_text.encode("\x00") == b"\x00"
     state = StreamReplacer(replacer)
     while True:
         raw: object = source.read(chunk_size)
@@ -167,6 +169,8 @@ def replace_encoded(  # noqa: PLR0913 - the streams, then keyword-only settings
             try:
                 data = encoder.encode(out, final=final)
             except UnicodeEncodeError as exc:
+                if nul_byte and _nul_byte_later(source):
+                    raise _binary(name) from None
                 reason = f"the result cannot be encoded in {encoding} ({exc.reason})"
                 raise FileRefusedError(name, reason, "unencodable") from exc
             write_all(target, data)
@@ -179,22 +183,30 @@ def _text_of(
 ) -> str:
     """*raw*, the next bytes read from *source*, decoded; a binary file (a NUL character)
     refused as one, also where bytes before its first byte 0 do not decode."""
-    binary = FileRefusedError(decoder.name, "looks binary (it has a NUL byte)", "binary")
     if nul_byte and b"\x00" in raw:
-        raise binary
+        raise _binary(decoder.name)
     try:
         text = decoder.decode(raw, final=final)
     except FileRefusedError:
         if nul_byte and _nul_byte_later(source):
-            raise binary from None
+            raise _binary(decoder.name) from None
         raise
     if "\x00" in text:
-        raise binary
+        raise _binary(decoder.name)
     return text
 
 
+def _binary(name: str) -> FileRefusedError:
+    return FileRefusedError(name, "looks binary (it has a NUL byte)", "binary")
+
+
 def _nul_byte_later(source: _Reader) -> bool:
-    """Whether the rest of *source* holds a byte 0 (reading it to the end, or to the 0)."""
+    """Whether the rest of *source* holds a byte 0, where *source* is a file (seekable),
+    read to its end or to the 0. A stream is not read on: its end may never come (``tail
+    -f``), and it is refused at the byte that is."""
+    seekable = getattr(source, "seekable", None)
+    if not callable(seekable) or not seekable():
+        return False
     while raw := source.read(DEFAULT_CHUNK_BYTES):
         if b"\x00" in raw:
             return True

@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import io
 import os
+import shlex
 import shutil
 import stat
 import struct
@@ -646,6 +647,70 @@ def test_a_nul_byte_past_bytes_that_do_not_decode_still_marks_a_binary_file(
     with pytest.raises(FileRefusedError) as caught:
         replace_encoded(Replacer({"a": "b"}), io.BytesIO(data[:-5]), None, name="f")
     assert caught.value.kind == "undecodable"
+
+
+class _EndlessPipe(io.RawIOBase):
+    """A pipe that gives a line, then a byte that is not UTF-8 in every line, forever."""
+
+    def __init__(self) -> None:
+        self.reads = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int = -1) -> bytes:
+        self.reads += 1
+        return b"ok line\n" if self.reads == 1 else b"\xff bad\n"
+
+
+def test_a_pipe_is_refused_at_the_byte_that_does_not_decode() -> None:
+    # The look for a later NUL byte read the rest of the input: a pipe that never ends
+    # (tail -f, yes) was read on forever, and never refused.
+    pipe = _EndlessPipe()
+    out = io.BytesIO()
+    with pytest.raises(FileRefusedError) as caught:
+        replace_encoded(Replacer({"ok": "OK"}), pipe, out, name="<stdin>", chunk_size=8)
+    assert (caught.value.kind, pipe.reads) == ("undecodable", 2)
+    assert out.getvalue() == b"OK line\n"  # what came before it
+
+
+def test_an_endless_pipe_with_a_byte_that_does_not_decode_ends_the_command() -> None:
+    command = f"yes \"$(printf '\\377')\" | {shlex.quote(sys.executable)} -m devutils replace"
+    done = subprocess.run(
+        ["sh", "-c", f"{command} --pair a b"], capture_output=True, timeout=120, check=False
+    )
+    assert done.returncode == 1
+    assert done.stderr.startswith(b"devutils replace: <stdin>: not valid utf-8 (byte 0)")
+
+
+@pytest.mark.parametrize("chunk_size", [16, 1 << 20])
+def test_a_nul_byte_marks_a_binary_file_in_ebcdic_and_past_an_unencodable_result(
+    chunk_size: int,
+) -> None:
+    # cp424's "a" is no ASCII byte, so its byte 0 was not taken for the NUL character:
+    # a binary file was "undecodable", which a walk reports where it skips a binary one.
+    with pytest.raises(FileRefusedError) as caught:
+        replace_encoded(
+            Replacer({"a": "b"}),
+            io.BytesIO(b"\x70\x00\x00\x00"),
+            None,
+            name="f",
+            encoding="cp424",
+        )
+    assert caught.value.kind == "binary"
+    # A result that latin-1 cannot hold, written before the chunk with the NUL byte was
+    # read, made the same file "unencodable" in small chunks and "binary" in one.
+    data = b"a" + b"x" * 100 + b"\x00"
+    with pytest.raises(FileRefusedError) as caught:
+        replace_encoded(
+            Replacer({"a": "\u20ac"}),
+            io.BytesIO(data),
+            io.BytesIO(),
+            name="f",
+            encoding="latin-1",
+            chunk_size=chunk_size,
+        )
+    assert caught.value.kind == "binary"
 
 
 def test_utf16_text_with_its_zero_bytes_is_not_binary() -> None:
