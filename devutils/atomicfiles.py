@@ -484,13 +484,14 @@ class _BackupInPlace:
         error: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
-        with contextlib.suppress(OSError):
-            if kind is None:
-                if self.kept is not None:
-                    os.unlink(self.kept)
-            elif self.kept is not None:
-                os.replace(self.kept, self.path)
-            elif not self.existed:
+        if self.kept is not None:
+            if kind is not None:
+                with contextlib.suppress(OSError):
+                    os.replace(self.kept, self.path)
+            with contextlib.suppress(OSError):  # (gone, but where both named one file)
+                os.unlink(self.kept)
+        elif kind is not None and not self.existed:
+            with contextlib.suppress(OSError):
                 os.unlink(self.path)
 
 

@@ -248,7 +248,17 @@ def _folder_state(folder: Path) -> dict[str, tuple[bool, bytes]]:
     }
 
 
-@pytest.mark.parametrize("earlier", [None, "file", "symlink"])
+def _make_backup(path: Path, backup: Path, kind: str | None) -> None:
+    """An earlier *backup* of *path*: none, a file, a symlink or a hard link of *path*."""
+    if kind == "file":
+        backup.write_bytes(b"OLD BACKUP\n")
+    elif kind == "symlink":
+        backup.symlink_to("elsewhere")
+    elif kind == "hard link":  # (put back by a rename between two names of one file)
+        os.link(path, backup)
+
+
+@pytest.mark.parametrize("earlier", [None, "file", "symlink", "hard link"])
 @pytest.mark.parametrize("failure", [None, "rename", "changed"])
 def test_a_failed_commit_leaves_the_earlier_backup_as_it_was(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, earlier: str | None, failure: str | None
@@ -259,10 +269,7 @@ def test_a_failed_commit_leaves_the_earlier_backup_as_it_was(
 
     path = tmp_path / "f"
     path.write_bytes(b"colour\n")
-    if earlier == "file":
-        (tmp_path / "f.bak").write_bytes(b"OLD BACKUP\n")
-    elif earlier == "symlink":
-        (tmp_path / "f.bak").symlink_to("elsewhere")
+    _make_backup(path, tmp_path / "f.bak", earlier)
     before = _folder_state(tmp_path)
     replace, backup = os.replace, atomicfiles._backup
 
@@ -291,6 +298,8 @@ def test_a_failed_commit_leaves_the_earlier_backup_as_it_was(
         return
     if failure == "changed":
         before["f"] = (False, b"colour\nAPPENDED\n")  # as the other program left it
+        if earlier == "hard link":
+            before["f.bak"] = before["f"]  # (one file)
     assert _folder_state(tmp_path) == before
 
 
