@@ -404,7 +404,7 @@ class AtomicRewrite:
         else:
             self._check_unchanged()  # the backup is to hold what was read
             with _BackupInPlace(self.backup):  # (which a failure below puts back)
-                with _naming(self.backup):
+                with _naming(self._named(self.backup)):
                     _backup(self.real, self.backup)
                 # The backup's hard link set the file's ctime, and only that: expect the
                 # new one (a file changed meanwhile: the backup may be that file itself).
@@ -416,6 +416,13 @@ class AtomicRewrite:
         self.temporary = None
         if self.sync_directory:
             fsync_directory(self.directory)
+
+    def _named(self, backup: str) -> str:
+        """*backup* as messages name it: beside the name given (``notes.txt.bak``), where
+        that is the file itself, not a symlink to it (then its real path)."""
+        if os.path.abspath(self.name) == self.real:
+            return self.name + backup[len(self.real) :]
+        return backup
 
     def _copy_metadata(self, target: int) -> None:
         """Give *target* the original's owner, extended attributes and mode, in that order:

@@ -483,7 +483,9 @@ def test_an_immutable_file_is_named_in_the_error(
     )
 
 
-def test_a_backup_path_that_is_a_directory_is_named_in_the_error(tmp_path: Path, cli: Cli) -> None:
+def test_a_backup_path_that_is_a_directory_is_named_in_the_error(
+    tmp_path: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = write(tmp_path / "f.txt", b"old\n")
     (tmp_path / "f.txt.bak").mkdir()
     backup = os.path.realpath(path) + ".bak"
@@ -495,6 +497,10 @@ def test_a_backup_path_that_is_a_directory_is_named_in_the_error(tmp_path: Path,
     assert names_in(tmp_path / "f.txt.bak") == []
     result = cli(["replace", "--in-place=.bak", "--pair", "old", "new", str(path)])
     assert (result.status, result.err) == (1, f"devutils replace: {backup}: Is a directory\n")
+    # named beside the name given, as the file is (it was the absolute real path)
+    monkeypatch.chdir(tmp_path)
+    result = cli(["replace", "--in-place=.bak", "--pair", "old", "new", "f.txt"])
+    assert (result.status, result.err) == (1, "devutils replace: f.txt.bak: Is a directory\n")
 
 
 LONG_NAMES = {
