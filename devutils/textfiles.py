@@ -162,8 +162,9 @@ def replace_encoded(  # noqa: PLR0913 - the streams, then keyword-only settings
         if not isinstance(raw, bytes | bytearray):
             msg = f"source must give bytes (open it in binary mode), got {type(raw).__name__}"
             raise TypeError(msg)
-        final = not raw
-        text = _text_of(decoder, bytes(raw), source, nul_byte=nul_byte, final=final)
+        text = _text_of(decoder, bytes(raw), source, nul_byte=nul_byte, final=not raw)
+        refused = decoder.refused  # (then *text* is what came before the bytes refused)
+        final = not raw and refused is None
         out = state.finish() if final else state.feed(text)
         if target is not None and (out or final):
             try:
@@ -174,6 +175,8 @@ def replace_encoded(  # noqa: PLR0913 - the streams, then keyword-only settings
                 reason = f"the result cannot be encoded in {encoding} ({exc.reason})"
                 raise FileRefusedError(name, reason, "unencodable") from exc
             write_all(target, data)
+        if refused is not None:  # (a stream's output before them is written)
+            raise refused
         if final:
             return state
 
@@ -191,7 +194,7 @@ def _text_of(
         if nul_byte and _nul_byte_later(source):
             raise _binary(decoder.name) from None
         raise
-    if "\x00" in text:
+    if "\x00" in text or (decoder.refused and nul_byte and _nul_byte_later(source)):
         raise _binary(decoder.name)
     return text
 
@@ -272,24 +275,31 @@ class _ReadBack:
 
 
 class _StrictDecoder:
-    """Decodes a stream strictly: bytes that do not decode, or that would not be written
-    back as they were (`_ReadBack`), are a `FileRefusedError` naming the byte."""
+    """Decodes a stream strictly: bytes that would not be written back as they were
+    (`_ReadBack`) are a `FileRefusedError` naming the byte; so are bytes that do not
+    decode, where `decode` gives the text before them and leaves the error in `refused`."""
 
     def __init__(self, encoding: str, name: str) -> None:
         self._decoder = codecs.getincrementaldecoder(encoding)(errors="strict")
         self._read_back = _ReadBack(encoding)
         self._encoding = encoding
         self.name = name
+        self.refused: FileRefusedError | None = None
         self._offset = 0  # of the first byte not yet given to the decoder
 
     def decode(self, raw: bytes, *, final: bool) -> str:
-        pending = self._decoder.getstate()[0]
+        before = self._decoder.getstate()
+        pending = before[0]
         start = self._offset - len(pending)  # of the first byte not yet decoded
         try:
             text = self._decoder.decode(raw, final=final)
         except UnicodeDecodeError as exc:
             reason = f"not valid {self._encoding} (byte {start + exc.start})"
-            raise FileRefusedError(self.name, reason, "undecodable") from exc
+            self.refused = FileRefusedError(self.name, reason, "undecodable")
+            self.refused.__cause__ = exc
+            self._decoder.setstate(before)  # (and the bytes before them, decoded)
+            raw, final = raw[: max(0, exc.start - len(pending))], False
+            text = self._decoder.decode(raw, final=False)
         except UnicodeError as exc:  # utf-16 and utf-32 without a byte order mark
             reason = f"not valid {self._encoding} ({exc})"
             raise FileRefusedError(self.name, reason, "undecodable") from exc

@@ -1190,6 +1190,12 @@ def test_a_tsv_error_names_the_right_line(tmp_path: Path) -> None:
     assert f"--map {table} line 3: expected 2 tab-separated columns".encode() in result.stderr
 
 
+def test_stdin_refused_midway_keeps_the_output_before_it() -> None:
+    result = run_replace(["--pair", "x", "z"], stdin=b"x\ny\xff\n")
+    assert (result.returncode, result.stdout) == (1, b"z\n")
+    assert result.stderr.startswith(b"devutils replace: <stdin>: not valid utf-8 (byte 3)")
+
+
 def test_a_map_file_s_name_is_shown_as_every_file_s_is(tmp_path: Path) -> None:
     # A --map name that is not UTF-8 was its repr, 'caf\\udce9.tsv', which no shell reads
     # back; a printable one was quoted in some messages and bare in others.

@@ -669,6 +669,29 @@ class _EndlessPipe(io.RawIOBase):
         return b"ok line\n" if self.reads == 1 else b"\xff bad\n"
 
 
+@given(
+    lines=st.lists(st.text(st.sampled_from("ab\u00e9 "), max_size=6), max_size=6),
+    tail=st.text(st.sampled_from("ab"), max_size=3),
+    chunk_size=st.integers(1, 64),
+)
+def test_a_refusal_midway_leaves_the_output_of_the_lines_before_it(
+    lines: list[str], tail: str, chunk_size: int
+) -> None:
+    # Where one read held good lines and then a byte that is not UTF-8, none of them was
+    # written: `printf 'x\\ny\\xff' | devutils replace --pair x z` printed nothing.
+    replacer = Replacer({"a": "A", "\u00e9": "e"})
+    text = "".join(line + "\n" for line in lines)
+    out = io.BytesIO()
+    data = (text + tail).encode() + b"\xff\n"
+    with pytest.raises(FileRefusedError) as caught:
+        replace_encoded(replacer, io.BytesIO(data), out, name="f", chunk_size=chunk_size)
+    assert caught.value.kind == "undecodable"
+    assert str(caught.value).endswith(f"(byte {len((text + tail).encode())})")
+    # every whole line before it, and never more than the text before it gives
+    assert out.getvalue().startswith(replacer.replace(text).encode())
+    assert replacer.replace(text + tail).encode().startswith(out.getvalue())
+
+
 def test_a_pipe_is_refused_at_the_byte_that_does_not_decode() -> None:
     # The look for a later NUL byte read the rest of the input: a pipe that never ends
     # (tail -f, yes) was read on forever, and never refused.
