@@ -706,6 +706,34 @@ def test_sigkill_leaves_a_temporary_file_named_as_documented(tmp_path: Path) -> 
 
 
 @needs_proc
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a parent-death signal is Linux's")
+def test_the_workers_die_with_a_killed_parent(tmp_path: Path) -> None:
+    # After a SIGKILL of the run, its --jobs workers went on: they finished the files
+    # they had begun, then waited for work forever.
+    folder, temporary = tmp_path / "files", tmp_path / "tmp"
+    folder.mkdir()
+    temporary.mkdir()
+    paths, table = slow_inputs(folder, files=4)
+    process = devutils_replace(["--jobs", "2", "--in-place", *map(str, paths)], table, temporary)
+    try:
+        frozen_mid_rewrite(process, folder)
+        workers = [pid for pid in group_members(process.pid) if pid != process.pid]
+        states = [state(path) for path in paths]
+        assert workers
+        process.kill()
+        process.wait(timeout=60)
+        thaw(process)
+        deadline = time.monotonic() + 60
+        while set(workers) & set(group_members(process.pid)):
+            assert time.monotonic() < deadline, "the workers outlived their parent"
+            time.sleep(0.01)
+        assert [state(path) for path in paths] == states  # nothing rewritten after it
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+
+
+@needs_proc
 def test_a_file_changed_during_the_rewrite_is_left_to_the_other_writer(tmp_path: Path) -> None:
     folder, temporary = tmp_path / "files", tmp_path / "tmp"
     folder.mkdir()

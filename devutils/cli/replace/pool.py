@@ -3,9 +3,11 @@ when asked."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
+import sys
 import tempfile
 from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -58,7 +60,10 @@ class Runner:
         try:
             self.stop = multiprocessing.get_context().Event()
             self.pool = ProcessPoolExecutor(
-                max_workers=self.workers, initializer=_init_worker, initargs=(self.stop,)
+                max_workers=self.workers,
+                initializer=_init_worker,
+                # (a forkserver, not this process, is the workers' parent)
+                initargs=(self.stop, None if _forkserver() else os.getpid()),
             )
         except OSError as exc:  # (with __exit__ never called: all undone here)
             raise self._not_started(exc) from exc
@@ -146,12 +151,35 @@ _received: dict[str | None, Job] = {}
 (unique to the run): its replacer is compiled once per worker, not once per chunk."""
 
 
-def _init_worker(stop: Any) -> None:
+def _forkserver() -> bool:
+    import multiprocessing
+
+    return multiprocessing.get_start_method() == "forkserver"
+
+
+def _init_worker(stop: Any, parent: int | None) -> None:
     global _stop  # noqa: PLW0603 - what a pool's initializer is for
     _stop = stop
+    _die_with(parent)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     catch_signals()  # SIGTERM to the whole group: unwind the file begun
     signal.pthread_sigmask(signal.SIG_UNBLOCK, _SIGNALS)
+
+
+def _die_with(parent: int | None) -> None:
+    """Be killed with the parent process (this process's, which is *parent* where given),
+    on Linux, where it is killed (SIGKILL) before it can stop this worker: a worker left
+    on its own went on rewriting files, then waited for work forever. (As SIGKILL leaves
+    a rewrite, so does this: the original intact, the temporary file beside it.)"""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    set_parent_death_signal = 1  # PR_SET_PDEATHSIG, <linux/prctl.h>
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(set_parent_death_signal, signal.SIGKILL)
+    if parent is not None and os.getppid() != parent:  # (gone before the signal was set)
+        os._exit(1)
 
 
 def _process_chunk(job: Job, tasks: list[Task]) -> tuple[list[Outcome], int]:
