@@ -815,7 +815,10 @@ def psutil_readers() -> dict[str, Callable[[], Any]]:
         import psutil
 
         vm = psutil.virtual_memory()
-        return (vm.used, vm.free, getattr(vm, "cached", 0), vm.available)
+        # used as /proc is read (total - available): psutil's own `used` is that only
+        # from psutil 7.1 on Linux, and counts otherwise on other systems
+        used = max(0, vm.total - vm.available)
+        return (used, vm.free, getattr(vm, "cached", 0), vm.available)
 
     return {
         "cpu": cpu,
