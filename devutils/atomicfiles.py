@@ -473,12 +473,7 @@ class _BackupInPlace:
         directory = os.path.dirname(path)
         with contextlib.suppress(OSError):
             if self.existed and not _sticky_keeps(directory, os.lstat(path).st_uid):
-                prefix = _temporary_prefix(os.path.basename(path))
-                descriptor, kept = tempfile.mkstemp(
-                    dir=directory, prefix=prefix, suffix=TEMPORARY_SUFFIX
-                )
-                os.close(descriptor)
-                os.unlink(kept)
+                kept = _free_name(path)
                 os.link(path, kept, follow_symlinks=False)
                 self.kept = kept
 
@@ -505,12 +500,8 @@ class _BackupInPlace:
 def _backup(original: str, backup: str) -> None:
     """Make *backup* hold the original bytes, atomically (a hard link where possible)."""
     directory = os.path.dirname(backup) or "."
-    descriptor, temporary = tempfile.mkstemp(
-        dir=directory, prefix=_temporary_prefix(os.path.basename(backup)), suffix=TEMPORARY_SUFFIX
-    )
-    os.close(descriptor)
+    temporary = _free_name(backup)
     try:
-        os.unlink(temporary)
         try:
             # (a link is the original's: another user's, where a sticky bit keeps this
             # user from renaming or removing it again, so there a copy of this user's)
@@ -525,6 +516,18 @@ def _backup(original: str, backup: str) -> None:
         # a rename between two names of one file does nothing and leaves both names.
         with contextlib.suppress(OSError):
             os.unlink(temporary)
+
+
+def _free_name(path: str) -> str:
+    """A temporary name beside *path* that no file has (made, then removed), for a link."""
+    descriptor, name = tempfile.mkstemp(
+        dir=os.path.dirname(path) or ".",
+        prefix=_temporary_prefix(os.path.basename(path)),
+        suffix=TEMPORARY_SUFFIX,
+    )
+    os.close(descriptor)
+    os.unlink(name)
+    return name
 
 
 def _sticky_keeps(directory: str, owner: int) -> bool:
