@@ -146,6 +146,14 @@ def test_an_error_names_the_subcommand(args: list[str], message: str, cli: Cli) 
     assert result.err.startswith(message)
 
 
+def test_a_bare_devutils_lists_its_commands_as_a_usage_error(cli: Cli) -> None:
+    result = cli([])
+    assert result.status == 2
+    assert result.out == b""
+    listed = re.findall(r"^    (\S+)", result.err, re.MULTILINE)
+    assert listed == list(COMMANDS)
+
+
 def _flags(help_text: str) -> set[str]:
     """The option strings a parser's ``--help`` lists (its usage line aside)."""
     options = help_text.split("options:", 1)[1]

@@ -179,6 +179,9 @@ def _dispatch(arguments: list[str], command: str | None) -> int:
             args.command = command
             if files:
                 args.files += files
+        elif not arguments:  # a bare `devutils`: which commands there are, as a usage error
+            parser.print_help(sys.stderr)
+            return 2
         else:  # --help, --version, a misspelt command
             args = parser.parse_args(arguments)
     except SystemExit as exc:  # --help, --version and usage errors
