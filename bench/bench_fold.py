@@ -281,4 +281,10 @@ def main() -> int:
 
 
 if __name__ == "__main__":
+    for where in [CORPUS]:
+        if not where.is_file():
+            sys.exit(
+                f"{Path(__file__).name}: no corpus at {where}: put ../shared/corpus/ beside"
+                " the checkout or set DEVUTILS_CORPUS to its folder (README.md, Documentation)"
+            )
     sys.exit(main())

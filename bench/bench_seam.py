@@ -19,6 +19,7 @@ with nothing between the call and the engine.
 from __future__ import annotations
 
 import os
+import sys
 import timeit
 from pathlib import Path
 
@@ -104,4 +105,10 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    for where in [CORPUS / "tinyshakespeare.txt", CORPUS / "wagahai_wa_neko_de_aru.txt"]:
+        if not where.is_file():
+            sys.exit(
+                f"{Path(__file__).name}: no corpus at {where}: put ../shared/corpus/ beside"
+                " the checkout or set DEVUTILS_CORPUS to its folder (README.md, Documentation)"
+            )
     main()

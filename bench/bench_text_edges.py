@@ -314,4 +314,10 @@ def peak_memory(versions: list[Version], rounds: int, report: list[dict[str, obj
 
 
 if __name__ == "__main__":
+    for where in CORPORA.values():
+        if not where.is_file():
+            sys.exit(
+                f"{Path(__file__).name}: no corpus at {where}: put ../shared/corpus/ beside"
+                " the checkout or set DEVUTILS_CORPUS to its folder (README.md, Documentation)"
+            )
     sys.exit(main())
