@@ -11,7 +11,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -312,41 +312,49 @@ def test_jobs_2_gives_the_same_bytes_as_jobs_1(tmp_path: Path) -> None:
     assert b"color center colourful" in (tmp_path / "2" / "00.txt").read_bytes()
 
 
-def test_sigkill_leaves_the_file_old_or_new(tmp_path: Path) -> None:
-    folder = tmp_path
+def _kill_when(process: subprocess.Popen[bytes], seen: Callable[[], bool]) -> bool:
+    """SIGKILL *process* as soon as *seen()* holds (polled); False if it ended first."""
+    while process.poll() is None:
+        if seen():
+            process.kill()
+            process.wait()
+            return True
+        time.sleep(0.001)  # a poll interval, not a delay the test depends on
+    return False
+
+
+@pytest.mark.parametrize("when", ["writing", "written"])
+def test_sigkill_leaves_the_file_old_or_new(tmp_path: Path, when: str) -> None:
     old = b"the old colour of the centre\n" * 400_000  # about 12 MB
     new = old.replace(b"colour", b"color").replace(b"centre", b"center")
-    path = folder / "big.txt"
-    outcomes = set()
-    for delay in (0.0, 0.05, 0.1, 0.2, 0.3, 0.5, 0.8, 1.2):
+    path = tmp_path / "big.txt"
+
+    def temporary_size() -> int:
+        sizes = [leftover.stat().st_size for leftover in tmp_path.glob(".big.txt.*.devutils-tmp")]
+        return max(sizes, default=-1)
+
+    # killed while the temporary file is half written: the original, whole; or once it
+    # holds the whole result: the original or the result, never a mix
+    seen = (
+        (lambda: temporary_size() > 0)
+        if when == "writing"
+        else (lambda: temporary_size() == len(new))
+    )
+    args = ["--chunk-size", "4096", "--pair", "colour", "color", "--pair", "centre", "center"]
+    for _ in range(5):  # (a run can end before the poll sees it)
         path.write_bytes(old)
-        process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "devutils",
-                "replace",
-                "--in-place",
-                "--chunk-size",
-                "65536",
-                "--pair",
-                "colour",
-                "color",
-                "--pair",
-                "centre",
-                "center",
-                str(path),
-            ]
-        )
-        time.sleep(delay)
-        process.send_signal(signal.SIGKILL)
-        process.wait()
-        data = path.read_bytes()
-        assert data in (old, new), f"killed after {delay}s: {len(data)} bytes, neither old nor new"
-        outcomes.add(data == new)
-        for leftover in folder.glob(".big.txt.*.devutils-tmp"):
+        for leftover in tmp_path.glob(".big.txt.*.devutils-tmp"):
             leftover.unlink()  # a kill can leave the temporary file, never a damaged original
-    assert False in outcomes  # some kills landed before the rename
+        process = subprocess.Popen(
+            [sys.executable, "-m", "devutils", "replace", "--in-place", *args, str(path)]
+        )
+        if _kill_when(process, seen):
+            break
+    else:
+        pytest.fail(f"never saw the temporary file {when} in 5 runs")
+    data = path.read_bytes()
+    expected = [old] if when == "writing" else [old, new]
+    assert data in expected, f"{len(data)} bytes, neither the old text nor the new"
 
 
 def test_recipe_rename_identifiers(tmp_path: Path, cli: Cli) -> None:
