@@ -1,4 +1,4 @@
-"""Benchmark the two ways devutils.rates can read the kernel's counters on Linux.
+"""Benchmark the two ways devutils.kernelcounters can read the kernel's counters on Linux.
 
 Run from the repository root after ``python3 -m pip install -e .``::
 
@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from devutils.rates import ProcReader, psutil_readers
+from devutils.kernelcounters import ProcReader, psutil_readers
 
 GROUPS = ("cpu", "disk", "net", "paging", "system", "load")
 
@@ -64,8 +64,8 @@ def main() -> int:
     assert all(x <= y + 1 for x, y in zip(a["system"], b["system"], strict=True))
     print(f"Python {sys.version.split()[0]}; CPU time per snapshot of {', '.join(GROUPS)}")
     rows = [
-        ("/proc (ProcReader)", proc, "import devutils.rates"),
-        ("psutil", ps, "import devutils.rates, psutil"),
+        ("/proc (ProcReader)", proc, "import devutils.kernelcounters"),
+        ("psutil", ps, "import devutils.kernelcounters, psutil"),
     ]
     results = {}
     for name, function, imports in rows:

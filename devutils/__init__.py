@@ -6,7 +6,8 @@ with the engines of `devutils.textengines`),
 `devutils.dates` and `devutils.datecolumns` (month arithmetic, on scalars and
 columns), `devutils.batch`, `devutils.batchfinder` and `devutils.divisors` (ML
 batch-size planning, probing what fits, and the divisors the planner needs),
-`devutils.system` and `devutils.rates` (resource sampling, and the counters under it),
+`devutils.system`, `devutils.rates` and `devutils.kernelcounters` (resource sampling,
+the rates under it, and the kernel's counters they are computed from),
 `devutils.gpu` (GPU snapshots) and `devutils.which_dstat` (which dstat is installed);
 `devutils.limits` holds the integer bound they share. The ``devutils`` command (also
 ``python -m devutils``) has one subcommand per topic.
