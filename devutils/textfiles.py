@@ -157,18 +157,20 @@ def replace_encoded(  # noqa: PLR0913 - the streams, then keyword-only settings
     after_text.encode("a")  # (past a BOM, and in a stateful encoding's ASCII)
     nul_byte = after_text.encode("\x00") == b"\x00"
     state = StreamReplacer(replacer)
+    read_any = False
     while True:
         raw: object = source.read(chunk_size)
         if not isinstance(raw, bytes | bytearray):
             msg = f"source must give bytes (open it in binary mode), got {type(raw).__name__}"
             raise TypeError(msg)
+        read_any = read_any or bool(raw)
         text = _text_of(decoder, bytes(raw), source, nul_byte=nul_byte, final=not raw)
         refused = decoder.refused  # (then *text* is what came before the bytes refused)
         final = not raw and refused is None
         out = state.finish() if final else state.feed(text)
         if target is not None and (out or final):
-            try:
-                data = encoder.encode(out, final=final)
+            try:  # (an empty file stays empty: no BOM for no text)
+                data = encoder.encode(out, final=final) if out or read_any else b""
             except UnicodeEncodeError as exc:
                 if nul_byte and _nul_byte_later(source):
                     raise _binary(name) from None
@@ -259,9 +261,14 @@ class _ReadBack:
         self._encoder = codecs.getincrementalencoder(encoding)(errors="strict")
         self._read = b""
         self._made = b""
+        self._started = False
 
     def same(self, text: str, data: bytes, *, final: bool) -> bool:
-        """Whether *text*, decoded from *data*, still agrees with the bytes read so far."""
+        """Whether *text*, decoded from *data*, still agrees with the bytes read so far
+        (an empty file reads back as empty, where an encoder writes a BOM even for "")."""
+        if not (text or data or self._made or self._read or self._started):
+            return True  # (nothing yet: no BOM to compare)
+        self._started = True
         try:
             self._made += self._encoder.encode(text, final=final)
         except UnicodeEncodeError:

@@ -957,3 +957,26 @@ def test_replace_file_gives_the_file_the_references_text_and_keeps_its_mode(
         else:  # not rewritten
             assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
         assert os.listdir(folder) == ["notes.txt"]
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-32", "utf-8-sig", "utf-8", "iso2022_jp"])
+def test_an_empty_file_stays_empty_in_an_encoding_with_a_byte_order_mark(
+    encoding: str, tmp_path: Path
+) -> None:
+    # Python's encoders write a BOM even for "": an empty file is no reason to write one
+    out = io.BytesIO()
+    state = replace_encoded(
+        Replacer({"a": "b"}), io.BytesIO(b""), out, name="empty.txt", encoding=encoding
+    )
+    assert (out.getvalue(), state.count, state.changed) == (b"", 0, False)
+    path = tmp_path / "empty.txt"
+    path.write_bytes(b"")
+    assert replace_file(Replacer({"a": "b"}), path, encoding=encoding) == 0
+    assert path.read_bytes() == b""
+    # and a file that holds only its BOM keeps it
+    bom_only = "".encode(encoding)
+    out = io.BytesIO()
+    replace_encoded(
+        Replacer({"a": "b"}), io.BytesIO(bom_only), out, name="bom.txt", encoding=encoding
+    )
+    assert out.getvalue() == bom_only
