@@ -466,3 +466,20 @@ def test_a_closed_proc_reader_holds_no_descriptor_and_still_reads(steps: list[st
                     proc.close()
                     assert _open_descriptors() == before
         assert _open_descriptors() == before
+
+
+@LINUX
+def test_default_readers_read_proc_on_linux_and_psutil_without_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    chosen = kernelcounters.default_readers()
+    assert set(chosen) == set(GROUPS)
+    assert chosen["cpu"].__self__.__class__ is ProcReader  # type: ignore[attr-defined]
+    proc = ProcReader()
+    for group, read in proc.readers().items():  # the same shape as a ProcReader's own
+        assert type(chosen[group]()) is type(read())
+    monkeypatch.setattr(os, "access", lambda path, mode: False)
+    fallback = kernelcounters.default_readers()
+    assert set(fallback) == set(GROUPS)
+    assert not hasattr(fallback["cpu"], "__self__")  # psutil's functions, not a ProcReader
+    assert len(fallback["mem"]()) == len(proc.mem())
