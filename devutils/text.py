@@ -365,6 +365,13 @@ def _cached(
     return _rebuild(dict(items), ignore_case, whole_words, preserve_case, "auto")
 
 
+def _same_functions(cached: Mapping[str, Replacement], given: Mapping[str, Replacement]) -> bool:
+    """Whether the callable values of *cached* are those of *given*, which holds the same
+    items by ``==``, in the same order."""
+    pairs = zip(cached.values(), given.values(), strict=True)
+    return all(value is other for value, other in pairs if not isinstance(value, str))
+
+
 def multi_replace(
     text: str,
     mapping: Mapping[str, Replacement],
@@ -379,8 +386,9 @@ def multi_replace(
     leftmost-longest: at each position the longest matching key wins, whatever
     the mapping's order, and replacement text is never rescanned. The `Replacer`
     of each recent mapping is cached (keyed by its current items and the options, so
-    changing the dict between calls is always seen; a mapping with an unhashable value
-    is built each call). To reuse one mapping on many texts, build a `Replacer` once.
+    changing the dict between calls is always seen; a callable value must be the same
+    object, not one equal to it, and a mapping with an unhashable value is built each
+    call). To reuse one mapping on many texts, build a `Replacer` once.
 
     Args:
         text: The text to rewrite.
@@ -422,4 +430,8 @@ def multi_replace(
     except TypeError:  # an unhashable value (a callable object), or an invalid mapping
         # (built again uncached, which raises that error)
         replacer = _rebuild(dict(mapping), ignore_case, whole_words, preserve_case, "auto")
+    else:
+        if replacer._plain is None and not _same_functions(replacer.mapping, mapping):
+            # (callables that compare equal to the cached ones but are others)
+            replacer = _rebuild(dict(mapping), ignore_case, whole_words, preserve_case, "auto")
     return replacer._search.subn(text)[0]  # (text is checked: what replace() does)

@@ -953,3 +953,24 @@ def test_an_error_message_names_any_value_in_a_line(
         call()
     assert str(caught.value).startswith(start)
     assert len(str(caught.value)) < 300
+
+
+def test_multi_replace_never_reuses_an_equal_but_other_callable() -> None:
+    class Tag:  # every Tag equals every other, but each wraps in its own tag
+        def __init__(self, name: str) -> None:
+            self.name = name
+
+        def __eq__(self, other: object) -> bool:
+            return isinstance(other, Tag)
+
+        def __hash__(self) -> int:
+            return 0
+
+        def __call__(self, matched: str) -> str:
+            return f"<{self.name}>{matched}</{self.name}>"
+
+    bold, italic = Tag("b"), Tag("i")
+    for options in ({}, {"preserve_case": True}):
+        assert multi_replace("a", {"a": bold}, **options) == "<b>a</b>"
+        assert multi_replace("a", {"a": italic}, **options) == "<i>a</i>"
+        assert multi_replace("a", {"a": bold}, **options) == "<b>a</b>"
