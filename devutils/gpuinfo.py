@@ -200,18 +200,15 @@ def gpu_process(pid: int, used: int | None) -> GpuProcess:
 
 
 def _defer_handlers(deferred: list[int]) -> dict[int, Callable[[int, Any], Any]]:
-    """Replace Python's handlers of SIGINT, SIGTERM and SIGHUP by one that notes the
-    signal in *deferred*; return the handlers replaced (none outside the main thread,
-    where no handler runs)."""
+    """Replace each of Python's signal handlers (SIGINT's, and any set with
+    `signal.signal`) by one that notes the signal in *deferred*; return the handlers
+    replaced (none outside the main thread, where no handler runs)."""
     import signal
 
     if threading.current_thread() is not threading.main_thread():
         return {}
     replaced: dict[int, Callable[[int, Any], Any]] = {}
-    for name in ("SIGINT", "SIGTERM", "SIGHUP"):
-        if not hasattr(signal, name):  # no SIGHUP on Windows
-            continue
-        signum = int(getattr(signal, name))
+    for signum in map(int, signal.valid_signals()):
         handler = signal.getsignal(signum)
         if callable(handler):  # a Python handler: KeyboardInterrupt, the CLI's Terminated
             replaced[signum] = handler

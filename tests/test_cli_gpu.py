@@ -136,7 +136,7 @@ def wait_for(condition: Callable[[], bool], what: str, seconds: float = 60) -> N
 
 @pytest.mark.parametrize(
     ("signum", "status"),
-    [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGHUP, 129)],
+    [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGHUP, 129), (signal.SIGQUIT, 131)],
 )
 @pytest.mark.parametrize(
     "command", [["gpu", "--backend", "nvidia-smi"], ["stat", "--gpu", "--timeout", "600", "1", "1"]]

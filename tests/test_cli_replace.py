@@ -593,6 +593,9 @@ def no_litter(folder: Path, temporary: Path) -> None:
         (signal.SIGTERM, 2, 2),
         (signal.SIGTERM, 1, 0),
         (signal.SIGHUP, 2, 2),
+        (signal.SIGQUIT, 1, 0),  # Ctrl-\: its default would dump core, leaving the tmp
+        (signal.SIGQUIT, 2, 2),
+        (signal.SIGUSR1, 1, 2),  # (a default action that terminates, as SIGALRM's)
     ],
 )
 def test_a_signal_stops_at_once_and_leaves_nothing_behind(
@@ -625,6 +628,29 @@ def test_a_signal_stops_at_once_and_leaves_nothing_behind(
     assert done < len(paths)  # a file not started is left alone
     no_litter(folder, temporary)
     assert stopped < STOPS_WITHIN, f"took {stopped:.2f} s to stop"
+
+
+@needs_proc
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_hangup_that_nohup_ignores_is_ignored(tmp_path: Path, jobs: int) -> None:
+    folder, temporary = tmp_path / "files", tmp_path / "tmp"
+    folder.mkdir()
+    temporary.mkdir()
+    paths, table = slow_inputs(folder, files=3, words=200_000)
+    process = devutils_replace(
+        ["--in-place", "-j", str(jobs), *map(str, paths)],
+        table,
+        temporary,
+        stderr=subprocess.PIPE,
+        preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN),  # as nohup does
+    )
+    frozen_mid_rewrite(process, folder)
+    os.killpg(process.pid, signal.SIGHUP)  # the terminal closed
+    thaw(process)
+    _, err = process.communicate(timeout=120)
+    assert (process.returncode, err) == (0, "")
+    assert [state(path) for path in paths] == ["new"] * 3
+    no_litter(folder, temporary)
 
 
 @needs_proc

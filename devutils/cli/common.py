@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 __all__ = [
     "MAX_INT",
     "SECONDS_MAX",
+    "STOP_SIGNALS",
     "CliError",
     "Handler",
     "Parser",
@@ -33,6 +34,7 @@ __all__ = [
     "positive_float",
     "positive_int",
     "positive_seconds",
+    "stop_signals",
 ]
 
 Handler = Callable[[argparse.Namespace], int]
@@ -133,9 +135,25 @@ def positive_seconds(text: str) -> float:
 SECONDS_MAX = MAX_SECONDS
 
 
+STOP_SIGNALS = (
+    "SIGTERM",
+    "SIGHUP",
+    "SIGQUIT",
+    "SIGUSR1",
+    "SIGUSR2",
+    "SIGALRM",
+    "SIGVTALRM",
+    "SIGPROF",
+    "SIGXCPU",
+    "SIGPWR",
+)
+"""The signals that would end the process without a cleanup (their default action
+terminates it), caught by `catch_signals`; SIGINT is Python's KeyboardInterrupt."""
+
+
 class Terminated(BaseException):
     # named like KeyboardInterrupt, its sibling
-    """SIGTERM or SIGHUP arrived: unwind as Ctrl-C does, so that cleanups run."""
+    """One of `STOP_SIGNALS` arrived: unwind as Ctrl-C does, so that cleanups run."""
 
     def __init__(self, signum: int) -> None:
         super().__init__(signum)
@@ -146,22 +164,30 @@ def _terminate(signum: int, _frame: object) -> None:
     raise Terminated(signum)
 
 
-def catch_signals() -> None:
-    """Turn SIGTERM and SIGHUP into `Terminated` (Ctrl-C is KeyboardInterrupt already)."""
+def stop_signals() -> set[int]:
+    """The numbers of the `STOP_SIGNALS` this system has."""
     import signal
 
-    for name in ("SIGTERM", "SIGHUP"):
-        if hasattr(signal, name):
-            signal.signal(getattr(signal, name), _terminate)
+    return {getattr(signal, name) for name in STOP_SIGNALS if hasattr(signal, name)}
+
+
+def catch_signals() -> None:
+    """Turn the `STOP_SIGNALS` into `Terminated` (Ctrl-C is KeyboardInterrupt already),
+    except those this process was started ignoring (``nohup`` ignores SIGHUP)."""
+    import signal
+
+    for signum in stop_signals():
+        if signal.getsignal(signum) is not signal.SIG_IGN:
+            signal.signal(signum, _terminate)
 
 
 @contextlib.contextmanager
 def hold_signals() -> Iterator[None]:
-    """Hold SIGINT, SIGTERM and SIGHUP back for the block (a cleanup that must finish);
-    one that arrived meanwhile is delivered at its end."""
+    """Hold SIGINT and the `STOP_SIGNALS` back for the block (a cleanup that must
+    finish); one that arrived meanwhile is delivered at its end."""
     import signal
 
-    held = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+    held = {signal.SIGINT, *stop_signals()}
     if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover - Windows
         yield
         return

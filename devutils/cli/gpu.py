@@ -58,7 +58,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    # SIGTERM, SIGHUP: unwind as Ctrl-C does, so that a running nvidia-smi is killed
+    # SIGTERM, SIGHUP...: unwind as Ctrl-C does, so that a running nvidia-smi is killed
     # (status 128 + N), and in the live view curses restores the terminal (not ncurses'
     # exit(1)).
     catch_signals()

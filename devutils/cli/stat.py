@@ -555,7 +555,7 @@ def run(args: argparse.Namespace) -> int:
         args.timeout = 5.0
     from devutils.gpu import gpu_probe, nvml_session
 
-    catch_signals()  # SIGTERM, SIGHUP: a running nvidia-smi is killed, as on Ctrl-C
+    catch_signals()  # SIGTERM, SIGHUP...: a running nvidia-smi is killed, as on Ctrl-C
     with nvml_session(timeout=args.timeout):  # one NVML start for the run, not one per sample
         probe = gpu_probe(timeout=args.timeout, processes=False)
         if not probe.snapshot:

@@ -23,7 +23,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    catch_signals()  # SIGTERM, SIGHUP: a --version still running is killed, as on Ctrl-C
+    catch_signals()  # SIGTERM, SIGHUP...: a --version still running is killed, as on Ctrl-C
     infos = which_dstat()
     if args.json:
         print(json.dumps([asdict(info) for info in infos], indent=2))

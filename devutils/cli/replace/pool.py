@@ -14,12 +14,18 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import replace
 from typing import Any
 
-from devutils.cli.common import CliError, Terminated, catch_signals, hold_signals
+from devutils.cli.common import (
+    CliError,
+    Terminated,
+    catch_signals,
+    hold_signals,
+    stop_signals,
+)
 from devutils.cli.replace.progress import Progress
 from devutils.cli.replace.tasks import Job, Task
 from devutils.cli.replace.work import Outcome, process, shown
 
-_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+_SIGNALS = {signal.SIGINT, *stop_signals()}
 
 
 class Runner:
@@ -162,7 +168,7 @@ def _init_worker(stop: Any, parent: int | None) -> None:
     _stop = stop
     _die_with(parent)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
-    catch_signals()  # SIGTERM to the whole group: unwind the file begun
+    catch_signals()  # SIGTERM (or SIGQUIT...) to the whole group: unwind the file begun
     signal.pthread_sigmask(signal.SIG_UNBLOCK, _SIGNALS)
 
 
