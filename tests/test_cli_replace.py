@@ -653,6 +653,44 @@ def test_a_hangup_that_nohup_ignores_is_ignored(tmp_path: Path, jobs: int) -> No
     no_litter(folder, temporary)
 
 
+def holder_of(temporary: Path, group: int) -> int:
+    """The process of *group* that has *temporary* open (the worker rewriting)."""
+    for pid in group_members(group):
+        with contextlib.suppress(OSError):
+            for fd in Path(f"/proc/{pid}/fd").iterdir():
+                if os.readlink(fd) == str(temporary):
+                    return pid
+    pytest.fail(f"no process has {temporary} open")
+
+
+@needs_proc
+def test_a_worker_killed_mid_rewrite_is_one_line_saying_how_far_the_run_got(
+    tmp_path: Path,
+) -> None:
+    folder, temporary = tmp_path / "files", tmp_path / "tmp"
+    folder.mkdir()
+    temporary.mkdir()
+    paths, table = slow_inputs(folder)
+    process = devutils_replace(
+        ["--in-place", "-j", "2", *map(str, paths)], table, temporary, stderr=subprocess.PIPE
+    )
+    caught = frozen_mid_rewrite(process, folder)
+    os.kill(holder_of(caught[0].resolve(), process.pid), signal.SIGKILL)  # the OOM killer
+    thaw(process)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 1, err
+    states = [state(path) for path in paths]
+    assert "MIXED" not in states
+    done = states.count("new")
+    assert err == (
+        f"devutils replace: error: a --jobs worker process died (killed, or out of memory):"
+        f" {done} of 6 files done; the others are unchanged (a .NAME.XXXXXXXX.devutils-tmp"
+        " may be left beside the file it was rewriting)\n"
+    )
+    assert len(list(folder.glob(".*.devutils-tmp"))) <= 1  # the killed worker's only
+    assert sorted(temporary.iterdir()) == []
+
+
 @needs_proc
 def test_ctrl_c_after_a_stop_and_continue_stops_the_workers_at_once(tmp_path: Path) -> None:
     # Ctrl-Z, then `kill -INT %1` and `fg`: the signal waits while the run is stopped, and

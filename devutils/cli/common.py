@@ -171,14 +171,15 @@ def stop_signals() -> set[int]:
     return {getattr(signal, name) for name in STOP_SIGNALS if hasattr(signal, name)}
 
 
-def catch_signals() -> None:
+def catch_signals(handler: Callable[[int, Any], None] | None = None) -> None:
     """Turn the `STOP_SIGNALS` into `Terminated` (Ctrl-C is KeyboardInterrupt already),
-    except those this process was started ignoring (``nohup`` ignores SIGHUP)."""
+    or give them to *handler*, except those this process was started ignoring (``nohup``
+    ignores SIGHUP)."""
     import signal
 
     for signum in stop_signals():
         if signal.getsignal(signum) is not signal.SIG_IGN:
-            signal.signal(signum, _terminate)
+            signal.signal(signum, _terminate if handler is None else handler)
 
 
 @contextlib.contextmanager

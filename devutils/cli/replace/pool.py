@@ -11,6 +11,7 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import replace
 from typing import Any
 
@@ -105,10 +106,28 @@ class Runner:
             except OSError as exc:  # too many open files or processes: no file touched yet
                 raise self._not_started(exc) from exc
         for future in self.futures:
-            outcomes, signum = future.result()
+            try:
+                outcomes, signum = future.result()
+            except BrokenProcessPool:  # a worker was killed (SIGKILL, out of memory)
+                raise self._died(len(tasks)) from None
             if signum:  # a worker was sent a signal of its own: stop everything
                 raise Terminated(signum)
             yield from outcomes
+
+    def _died(self, tasks: int) -> CliError:
+        """The error of a worker that died, saying how far the run got: the pool stops
+        the other workers (SIGTERM: they unwind their files)."""
+        where = "; the others are unchanged" if self.job.mode == "in-place" else ""
+        leftover = (
+            " (a .NAME.XXXXXXXX.devutils-tmp may be left beside the file it was rewriting)"
+            if self.job.mode == "in-place"
+            else ""
+        )
+        msg = (
+            f"a --jobs worker process died (killed, or out of memory): {self.done} of"
+            f" {tasks} files done{where}{leftover}"
+        )
+        return CliError(msg, status=1)
 
     def _not_started(self, exc: OSError) -> CliError:
         """The error of workers that could not all start, once those that did are gone:
@@ -152,6 +171,8 @@ def succeeded(outcome: Outcome) -> bool:
 
 _stop: Any = None
 """The run's stop event: multiprocessing hands an Event to a worker only at its start."""
+_busy = False
+"""Whether this worker is processing a chunk (`_stopped`)."""
 _received: dict[str | None, Job] = {}
 """The first copy of each run's job this worker unpickled, by the run's spool folder
 (unique to the run): its replacer is compiled once per worker, not once per chunk."""
@@ -168,8 +189,17 @@ def _init_worker(stop: Any, parent: int | None) -> None:
     _stop = stop
     _die_with(parent)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
-    catch_signals()  # SIGTERM (or SIGQUIT...) to the whole group: unwind the file begun
+    catch_signals(_stopped)  # SIGTERM (or SIGQUIT...) to the whole group
     signal.pthread_sigmask(signal.SIG_UNBLOCK, _SIGNALS)
+
+
+def _stopped(signum: int, _frame: object) -> None:
+    """A signal that stops this worker: in a chunk, unwind the file begun (`Terminated`);
+    between chunks, where it holds no file (waiting for work, or unpickling it), end at
+    once, quietly (the pool stops its workers so when one of them died)."""
+    if _busy:
+        raise Terminated(signum)
+    os._exit(128 + signum)
 
 
 def _die_with(parent: int | None) -> None:
@@ -191,9 +221,11 @@ def _die_with(parent: int | None) -> None:
 def _process_chunk(job: Job, tasks: list[Task]) -> tuple[list[Outcome], int]:
     """In a worker: the outcomes of *tasks* (those not started when the run stops are
     skipped), and the signal sent to this worker, if one cut them short (else 0)."""
+    global _busy  # noqa: PLW0603 - read by the signal handler
     job = _received.setdefault(job.spool, job)
     outcomes: list[Outcome] = []
     try:
+        _busy = True
         for task in tasks:
             if _stop.is_set():
                 outcomes.append(Outcome(task.path, skipped=True))
@@ -201,4 +233,6 @@ def _process_chunk(job: Job, tasks: list[Task]) -> tuple[list[Outcome], int]:
                 outcomes.append(process(job, task, _stop, parallel=True))
     except Terminated as exc:
         return outcomes, exc.signum
+    finally:
+        _busy = False
     return outcomes, 0
