@@ -523,3 +523,17 @@ def test_stat_output_to_a_pipe_whose_reader_went_away_is_an_error(
             os.close(reader)
     assert result.status == 1
     assert result.err == f"devutils stat: error: {fifo}: Broken pipe (its reader went away)\n"
+
+
+def test_stat_output_continues_a_log_whose_header_names_a_disk_that_is_not_utf8(
+    tmp_path: Path, cli: Cli
+) -> None:
+    log = tmp_path / "log.csv"
+    disk = os.fsdecode(b"\xff")  # a name as argv gives it: its byte, surrogate-escaped
+    for _ in range(2):
+        assert (
+            cli(["stat", "--csv", "-d", "-D", disk, "--output", str(log), "0.02", "1"]).status == 0
+        )
+    lines = log.read_bytes().splitlines()
+    assert lines[0].startswith(b"epoch,dsk/\xff:read,")  # its own byte, in the header once
+    assert len(lines) == 3

@@ -483,7 +483,7 @@ def _open_output(path: str, header: str | None, *, check: bool) -> tuple[IO[str]
         msg = f"cannot read --output {path!r} to see what it holds: {exc.strerror}"
         raise CliError(msg) from exc
     if header is not None:
-        if first.rstrip(b"\r\n") == header.encode():
+        if first.rstrip(b"\r\n") == header.encode("utf-8", "surrogateescape"):
             return target, True
         expected = "this command's CSV header"
     else:
