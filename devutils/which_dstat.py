@@ -10,9 +10,14 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import stat
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from devutils.limits import check_seconds
+
+if TYPE_CHECKING:
+    import subprocess
 
 __all__ = ["DstatInfo", "which_dstat"]
 
@@ -43,6 +48,17 @@ class DstatInfo:
 _VERSION = re.compile(r"(\d+\.\d+(?:\.\d+)*)")
 
 
+def _head(real: str) -> bytes | str:
+    """The first 256 KiB of the file *real*, or why they cannot be read."""
+    try:  # (without blocking: a FIFO on PATH would wait for a writer forever)
+        with open(os.open(real, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)), "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                return f"{real} is not a regular file"
+            return handle.read(256 * 1024)
+    except OSError as exc:
+        return f"cannot read {real}: {exc.strerror}"
+
+
 def _flavor_from_file(real: str) -> tuple[str | None, str | None, list[str]]:
     evidence: list[str] = []
     base = os.path.basename(real)
@@ -52,11 +68,9 @@ def _flavor_from_file(real: str) -> tuple[str | None, str | None, list[str]]:
     in_pcp = "pcp-dstat" if named or "/pcp/" in real else None
     if in_pcp or base.startswith("dool"):
         evidence.append(f"resolves to {real}")
-    try:
-        with open(real, "rb") as handle:
-            head = handle.read(256 * 1024)
-    except OSError as exc:
-        evidence.append(f"cannot read {real}: {exc.strerror}")
+    head = _head(real)
+    if isinstance(head, str):  # why it cannot be read
+        evidence.append(head)
         return in_pcp, None, evidence
     if b"\0" in head[:4096]:
         evidence.append("a binary, not a Python script")
@@ -99,7 +113,7 @@ def _flavor_from_version(path: str, timeout: float) -> tuple[str | None, str | N
     except OSError as exc:
         return None, None, f"--version could not run: {exc.strerror}"
     try:
-        stdout, stderr = process.communicate(timeout=timeout)
+        stdout, stderr = _output(process, timeout)
     except BaseException as exc:  # a timeout, or Ctrl-C: no part of it is left running
         with contextlib.suppress(OSError):
             os.killpg(process.pid, signal.SIGKILL)
@@ -130,6 +144,47 @@ def _flavor_from_version(path: str, timeout: float) -> tuple[str | None, str | N
     # no dstat's answer (`/usr/bin/env: 'python2.7': No such file`): its numbers are not
     # the version
     return None, None, f"--version says {first!r}"
+
+
+_MOST_OUTPUT = 1 << 16
+"""Bytes of ``--version``'s stdout (and of its stderr) that are read: its answer is in
+the first line; one that prints more is killed."""
+
+
+def _output(process: subprocess.Popen[bytes], timeout: float) -> tuple[bytes, bytes]:
+    """What *process* prints on stdout and stderr until it exits, at most `_MOST_OUTPUT`
+    bytes of each (past that it is killed with its session, and the rest is not read);
+    `subprocess.TimeoutExpired` after *timeout* seconds."""
+    import selectors
+    import signal
+    import subprocess
+    import time
+
+    assert process.stdout is not None
+    assert process.stderr is not None
+    out, err = process.stdout.fileno(), process.stderr.fileno()
+    held = {out: bytearray(), err: bytearray()}
+    deadline = time.monotonic() + timeout
+    with selectors.DefaultSelector() as selector:
+        for fd in held:
+            selector.register(fd, selectors.EVENT_READ)
+        while selector.get_map():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise subprocess.TimeoutExpired(process.args, timeout)
+            for key, _ in selector.select(left):
+                data = os.read(key.fd, 1 << 16)
+                held[key.fd] += data
+                if not data:
+                    selector.unregister(key.fd)
+                elif len(held[key.fd]) > _MOST_OUTPUT:
+                    with contextlib.suppress(OSError):
+                        os.killpg(process.pid, signal.SIGKILL)
+                    for registered in list(selector.get_map()):
+                        selector.unregister(registered)
+                    break
+    process.wait(max(0.0, deadline - time.monotonic()))
+    return bytes(held[out]), bytes(held[err])
 
 
 def which_dstat(*, timeout: float = 5.0) -> list[DstatInfo]:

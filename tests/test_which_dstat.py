@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import os
+import shutil
 import signal
 import sys
 import tempfile
@@ -197,6 +198,29 @@ def test_a_version_whose_child_left_the_session_is_still_bounded(
         if child.exists() and child.read_text().strip():
             os.kill(int(child.read_text()), signal.SIGKILL)
     assert child.read_text().strip()  # it did start, and leave
+
+
+def test_a_fifo_named_dstat_on_path_is_not_waited_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fifo = tmp_path / "dstat"
+    os.mkfifo(fifo)
+    fifo.chmod(0o755)  # (which PATH lookups take for a command)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    info = which_dstat(timeout=60)[0]  # (opened for reading, it waited for a writer forever)
+    assert (info.path, info.flavor) == (str(fifo), "unknown")
+    assert f"{fifo} is not a regular file" in info.evidence
+
+
+def test_a_version_that_prints_without_end_is_killed_once_its_first_line_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    install(tmp_path, "dstat", f"#!/bin/sh\nexec {shutil.which('yes')} 'Dstat 0.7.4'\n")
+    monkeypatch.setenv("PATH", str(tmp_path))
+    info = which_dstat(timeout=600)[0]  # (all of it was held, until the timeout)
+    assert info.flavor == "dstat"
+    assert info.version is None  # killed: no answer as a dstat gives one
+    assert info.evidence[-1] == "--version says 'Dstat 0.7.4'"
 
 
 @pytest.mark.parametrize(
