@@ -1104,6 +1104,25 @@ def test_any_word_is_a_pair_even_dashes(pair: list[str], text: bytes, expected: 
 
 
 @pytest.mark.parametrize(
+    ("args", "status", "out", "err"),
+    [
+        (["--pai", "a", "b"], 0, b"b\n", b""),  # an abbreviation argparse takes
+        (["--in-pla", "--pair", "a", "b"], 2, b"", b"--in-place needs files"),  # not ambiguous
+        (["--pair-from", "a"], 2, b"", b"unrecognized arguments: --pair-from"),  # no such flag
+        (["--pair-t", "a"], 2, b"", b"unrecognized arguments: --pair-t"),
+        (["--pai", "a"], 2, b"", b"argument --pair: expected 2 arguments"),
+    ],
+)
+def test_the_pair_flags_are_what_help_shows(
+    args: list[str], status: int, out: bytes, err: bytes
+) -> None:
+    result = run_replace(args, stdin=b"a\n")
+    assert (result.returncode, result.stdout) == (status, out), result.stderr
+    assert err in result.stderr
+    assert result.stderr.count(b"\n") == (1 if err else 0)  # one line, no traceback
+
+
+@pytest.mark.parametrize(
     "args",
     [[], ["--diff"], ["--dry-run"], ["-"], ["--count"]],
 )

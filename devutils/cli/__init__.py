@@ -167,11 +167,12 @@ def _as_typed(arguments: list[str]) -> list[str]:
 
 
 def _dispatch(arguments: list[str], command: str | None) -> int:
-    files: list[str] = []  # (replace: the files after "--")
+    files: list[str] = []  # (replace: the files after "--", and each --pair FROM TO)
+    pairs: list[list[str]] = []
     if command == "replace":
         from devutils.cli.replace import prepare_argv
 
-        arguments, files = prepare_argv(arguments)
+        arguments, files, pairs = prepare_argv(arguments)
     parser, subcommands = _parsers(command)
     try:
         if command in COMMANDS:  # the subcommand's own parser: errors name it
@@ -179,6 +180,8 @@ def _dispatch(arguments: list[str], command: str | None) -> int:
             args.command = command
             if files:
                 args.files += files
+            if pairs:  # (before those argparse read: `--pai a b`)
+                args.pair[:0] = pairs
         elif not arguments:  # a bare `devutils`: which commands there are, as a usage error
             parser.print_help(sys.stderr)
             return 2

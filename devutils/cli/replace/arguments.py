@@ -43,9 +43,6 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         help="replace FROM with TO (repeatable; the two words are taken as they are, so "
         "they may start with -)",
     )
-    # prepare_argv turns each "--pair FROM TO" into these two, which take any word
-    parser.add_argument("--pair-from", action="append", default=[], help=argparse.SUPPRESS)
-    parser.add_argument("--pair-to", action="append", default=[], help=argparse.SUPPRESS)
     parser.add_argument(
         "--map",
         dest="map_file",
@@ -115,13 +112,14 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     # What sed and sd users type, answered with what devutils spells instead.
     parser.add_argument("-i", nargs="?", action=_Hint, help=argparse.SUPPRESS)
-    parser.add_argument("--in-place-then", action=_Hint, help=argparse.SUPPRESS)
+    # (three dashes: no abbreviation a user types, such as --in-pla, can name it)
+    parser.add_argument("---in-place-then", action=_Hint, help=argparse.SUPPRESS)
     return parser
 
 
 _HINTS = {
     "-i": "-i is sed's in place: devutils spells it --in-place[=SUFFIX] (and --ignore-case)",
-    "--in-place-then": (
+    "---in-place-then": (
         "--in-place takes a suffix only as --in-place={value} (a separate word is a FILE, "
         "and {value} does not exist)"
     ),
@@ -156,38 +154,38 @@ def _jobs(text: str) -> int:
     return jobs
 
 
-def prepare_argv(argv: list[str]) -> tuple[list[str], list[str]]:
+def prepare_argv(argv: list[str]) -> tuple[list[str], list[str], list[list[str]]]:
     """Read ``devutils replace``'s arguments as sed readers expect them: the words for
-    argparse, and the files given after ``--``.
+    argparse, the files given after ``--``, and the ``--pair``s.
 
     A bare ``--in-place`` takes no value, so ``--in-place FILE`` keeps FILE a file; and
     ``--pair FROM TO`` takes the next two words whatever they are (``--pair -v
-    --verbose``, ``--pair -- —``), given to argparse as ``--pair-from=:FROM
-    --pair-to=:TO`` (the colon keeps argparse from reading a word such as ``--``; `typed`
-    drops it). Past ``--`` every word is a file: those come back apart, as
+    --verbose``, ``--pair -- —``), which argparse would read as flags: they come back
+    apart. Past ``--`` every word is a file: those come back apart too, as
     ``parse_intermixed_args`` (Python 3.11) would still read ``-n`` there as a flag.
 
     Examples:
         >>> prepare_argv(["--pair", "--", "—", "--in-place", "notes.txt"])
-        (['--pair-from=:--', '--pair-to=:—', '--in-place=', 'notes.txt'], [])
+        (['--in-place=', 'notes.txt'], [], [['--', '—']])
         >>> prepare_argv(["--pair", "a", "b", "--", "-n", "--"])
-        (['--pair-from=:a', '--pair-to=:b'], ['-n', '--'])
+        ([], ['-n', '--'], [['a', 'b']])
     """
     out: list[str] = []
+    pairs: list[list[str]] = []
     index = 0
     while index < len(argv):
         arg = argv[index]
         if arg == "--":
-            return out, argv[index + 1 :]
+            return out, argv[index + 1 :], pairs
         if arg == "--pair" and index + 2 < len(argv):
-            out += [f"--pair-from=:{argv[index + 1]}", f"--pair-to=:{argv[index + 2]}"]
+            pairs.append(argv[index + 1 : index + 3])
             index += 3
             continue
         if arg == "--in-place" and index + 1 < len(argv) and _looks_like_a_suffix(argv[index + 1]):
-            out.append(f"--in-place-then={argv[index + 1]}")  # `sed -i .bak`: a usage error
+            out.append(f"---in-place-then={argv[index + 1]}")  # `sed -i .bak`: a usage error
         out.append("--in-place=" if arg == "--in-place" else arg)
         index += 1
-    return out, []
+    return out, [], pairs
 
 
 def _looks_like_a_suffix(word: str) -> bool:
@@ -210,14 +208,12 @@ def typed(word: str) -> str:
     bytes that are not UTF-8 are read in the locale's encoding, as Python read them.
 
     Python decodes the command line with the locale's encoding (and surrogateescape), so
-    ``os.fsencode`` gives back the bytes as they were typed. The colon that
-    `prepare_argv` put before the word is dropped.
+    ``os.fsencode`` gives back the bytes as they were typed.
 
     Examples:
-        >>> typed(":colour")
+        >>> typed("colour")
         'colour'
     """
-    word = word.removeprefix(":")
     try:
         return os.fsencode(word).decode("utf-8")
     except UnicodeDecodeError:
@@ -250,7 +246,7 @@ def build_replacer(args: argparse.Namespace) -> Replacer:
             )
             mapping[key] = value
             sources[key] = given
-    for key, value in zip(map(typed, args.pair_from), map(typed, args.pair_to), strict=True):
+    for key, value in ((typed(key), typed(value)) for key, value in args.pair):
         _check_replacement(value, "--pair", "a byte that is not UTF-8")
         if key in mapping and mapping[key] != value:
             msg = (
