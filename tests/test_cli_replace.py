@@ -2078,3 +2078,36 @@ def test_stdin_gives_back_each_line_before_the_next_is_written() -> None:
         process.stdin.close()
         assert line == b"first X\n"
         assert process.wait(timeout=30) == 0
+
+
+@pytest.mark.parametrize(
+    ("given", "content", "err"),
+    [
+        ("/dev/zero", None, b"--map /dev/zero is a device, not a file of replacements"),
+        ("", None, b"--map must name a file (or - for stdin), got ''"),  # not the folder .
+        ("empty.tsv", b"", b"no replacements: --map empty.tsv holds none"),
+        ("empty.json", b"{}", b"no replacements: --map empty.json holds none"),
+    ],
+)
+def test_a_map_that_gives_no_replacements_says_why(
+    tmp_path: Path, given: str, content: bytes | None, err: bytes
+) -> None:
+    if content is not None:
+        write(tmp_path / given, content)
+    text = write(tmp_path / "a.txt", b"hello\n")
+    result = run_replace([f"--map={given}", str(text)], cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (2, b"")
+    assert result.stderr == b"devutils replace: error: " + err + b"\n"
+
+
+def test_a_map_through_a_pipe_is_read(tmp_path: Path) -> None:
+    # `--map <(jq ...)`: the shell gives a pipe's name
+    text = write(tmp_path / "a.txt", b"hello\n")
+    reader, writer = os.pipe()
+    os.write(writer, b"hello\tbye\n")
+    os.close(writer)
+    try:
+        result = run_replace(["--map", f"/dev/fd/{reader}", str(text)], pass_fds=(reader,))
+    finally:
+        os.close(reader)
+    assert (result.returncode, result.stdout, result.stderr) == (0, b"bye\n", b"")

@@ -258,6 +258,8 @@ def build_replacer(args: argparse.Namespace) -> Replacer:
         sources[key] = "--pair"
     if not mapping:
         msg = "no replacements: give --pair FROM TO or --map FILE"
+        if args.map_file is not None and not args.pair:
+            msg = f"no replacements: --map {named(args.map_file)} holds none"
         raise CliError(msg)
     try:
         return Replacer(

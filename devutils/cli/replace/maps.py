@@ -17,6 +17,8 @@ hold a form feed, U+2028 or U+0085.
 from __future__ import annotations
 
 import json
+import os
+import stat
 import sys
 from pathlib import Path
 from typing import Any
@@ -30,6 +32,9 @@ STDIN = "-"
 
 def load_map(path: str) -> dict[str, str]:
     """Read a JSON object or two-column TSV file of replacements (``-``: stdin)."""
+    if not path:
+        msg = "--map must name a file (or - for stdin), got ''"
+        raise CliError(msg)
     try:
         if path == STDIN:
             if sys.stdin is None:
@@ -37,7 +42,11 @@ def load_map(path: str) -> dict[str, str]:
                 raise CliError(msg)
             raw = sys.stdin.buffer.read()
         else:
-            raw = Path(path).read_bytes()
+            with open(path, "rb") as handle:  # (a pipe too: --map <(jq ... glossary.json))
+                if stat.S_ISCHR(mode := os.fstat(handle.fileno()).st_mode) or stat.S_ISBLK(mode):
+                    msg = f"--map {named(path)} is a device, not a file of replacements"
+                    raise CliError(msg)
+                raw = handle.read()
     except OSError as exc:
         msg = f"cannot read --map {named(path)}: {exc.strerror or exc}"
         raise CliError(msg) from exc
