@@ -368,6 +368,10 @@ class AtomicRewrite:
         file over the name: then open and lock that one, as often as that happens."""
         if self.name.endswith(os.sep):  # realpath drops the slash: the name's own error
             os.stat(self.name)  # (a file: NotADirectoryError; then a folder is refused)
+        if not os.path.lexists(self.real) and os.path.exists(self.name):
+            # a link to what has no name (/dev/stdin on a pipe: /proc/PID/fd/pipe:[N]):
+            # the name's own error (not a regular file), not the link's (no such file)
+            open_regular(self.name, name=self.name).close()
         for _ in range(_OPEN_ATTEMPTS):
             source = open_regular(self.real, name=self.name)
             try:

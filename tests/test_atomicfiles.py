@@ -110,6 +110,20 @@ def test_open_regular_reads_a_file_and_refuses_a_fifo_unread(tmp_path: Path) -> 
     assert missing.value.filename == "none"
 
 
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs /proc/self/fd")
+def test_a_rewrite_of_a_link_to_a_pipe_is_refused_as_not_a_regular_file() -> None:
+    # /dev/stdin on a pipe: its link names pipe:[N], which no path gives
+    reader, writer = os.pipe()
+    try:
+        name = f"/proc/self/fd/{reader}"
+        with pytest.raises(FileRefusedError) as caught, AtomicRewrite(name):
+            pass
+        assert (caught.value.path, caught.value.kind) == (name, "not-regular")
+    finally:
+        os.close(reader)
+        os.close(writer)
+
+
 def as_nobody(action: Callable[[], None]) -> tuple[int, str]:
     """Run *action* in a child process as the user and group 65534 (nobody): its exit
     status (0: it returned) and, where it raised, the error's type and message."""
