@@ -2111,3 +2111,12 @@ def test_a_map_through_a_pipe_is_read(tmp_path: Path) -> None:
     finally:
         os.close(reader)
     assert (result.returncode, result.stdout, result.stderr) == (0, b"bye\n", b"")
+
+
+def test_the_bar_of_stdin_fills_up_and_stays_full(cli: Cli) -> None:
+    # stdin's size is not known: the bar was full while it was read, then empty
+    shown = cli(["replace", "--progress", "always", "--pair", "old", "new"], b"old\n" * 1000)
+    assert shown.status == 0
+    bars = [part for part in shown.err.split("\r") if part.startswith("devutils replace [")]
+    assert bars
+    assert bars[-1] == f"devutils replace [{'#' * 30}] 1/1 files, 0.0/0.0 MB"

@@ -18,7 +18,9 @@ class Progress:
 
     def __init__(self, files: int, total: int) -> None:
         self.files = files
-        self.total = max(total, 1)
+        self.total = total
+        """Bytes to read: the files' sizes when the run began, raised to what was read
+        where a file grew (stdin, whose size is not known, counts 0)."""
         self.done_files = 0
         self.done_bytes = 0
         self.file_bytes = 0
@@ -46,7 +48,7 @@ class Progress:
 
     def file_done(self, task: Task) -> None:
         self.done_files += 1
-        self.done_bytes += task.size
+        self.done_bytes += max(task.size, self.file_bytes)
         self.file_bytes = 0
         self._draw(force=self.done_files == self.files)
 
@@ -55,9 +57,10 @@ class Progress:
         if not force and now - self.last < self.REDRAW:
             return
         self.last = now
-        done = min(self.done_bytes + self.file_bytes, self.total)
+        done = self.done_bytes + self.file_bytes
+        self.total = max(self.total, done)
         width = 30
-        filled = width * done // self.total
+        filled = width if self.done_files == self.files else width * done // max(self.total, 1)
         bar = "#" * filled + "-" * (width - filled)
         line = (
             f"\rdevutils replace [{bar}] {self.done_files}/{self.files} files, "
