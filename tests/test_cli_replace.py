@@ -1585,7 +1585,7 @@ def test_diff_refuses_a_file_past_its_limit_and_says_what_to_do(tmp_path: Path) 
     assert b"use --in-place=.bak, then diff the backup" in result.stderr
 
 
-@pytest.mark.parametrize("size", ["9223372036854775807", "1073741825"])
+@pytest.mark.parametrize("size", ["9223372036854775807", "1073741825", "99999999999999999999"])
 def test_chunk_size_has_an_upper_bound(size: str) -> None:
     result = run_replace(["--chunk-size", size, "--pair", "a", "b"], stdin=b"a\n")
     assert result.returncode == 2  # a usage error

@@ -4,6 +4,7 @@ replacer they describe."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 from collections.abc import Sequence
 from typing import Any
@@ -64,7 +65,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         nargs="?",
         const="",
         default=None,
-        metavar="SUFFIX",
+        metavar="=SUFFIX",  # (only as --in-place=SUFFIX: a separate word is a FILE)
         help="rewrite each FILE atomically; --in-place=SUFFIX keeps a backup FILE+SUFFIX",
     )
     parser.add_argument(
@@ -195,11 +196,11 @@ def _looks_like_a_suffix(word: str) -> bool:
 
 def _chunk_size(text: str) -> int:
     """An argparse type: 1 to `MAX_CHUNK` bytes."""
-    size = positive_int(text)
-    if size > MAX_CHUNK:
-        msg = f"must be at most {MAX_CHUNK} (1 GiB), got {text!r}"
-        raise argparse.ArgumentTypeError(msg)
-    return size
+    with contextlib.suppress(ValueError):
+        if int(text) > MAX_CHUNK:  # (past MAX_INT too: the limit is this one)
+            msg = f"must be at most {MAX_CHUNK} (1 GiB), got {text!r}"
+            raise argparse.ArgumentTypeError(msg)
+    return positive_int(text)
 
 
 def typed(word: str) -> str:
