@@ -652,6 +652,11 @@ def _steps(n: Any, length: int) -> Any:
     limit = (_LAST_YEAR + 1) * _MONTHS  # further is outside years 1..9999 anyway
     if not column:
         return np.full(length, max(-limit, min(limit, _one_step(n))), dtype=np.int64)
+    if isinstance(n, list | tuple):  # (numpy reads [1, True] as ints)
+        for position, step in enumerate(n):
+            if isinstance(step, bool | np.bool_):
+                msg = f"n must hold ints, got {describe(step)} at position {position}"
+                raise TypeError(msg)
     steps = _as_array(n)
     if steps.ndim != 1:
         msg = f"n must be one-dimensional, got shape {steps.shape}"

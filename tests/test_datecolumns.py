@@ -1031,3 +1031,23 @@ def test_a_range_index_is_a_column_of_n_and_a_masked_array_is_none() -> None:
     ]
     masked = np.ma.array(np.array(["2024-01-31"], dtype="datetime64[D]"), mask=[True])
     assert not is_column(masked)  # (its mask would be lost)
+
+
+@given(
+    st.lists(st.integers(-24, 24), min_size=1, max_size=6),
+    st.data(),
+    st.sampled_from([True, False, np.True_, np.False_]),
+    st.sampled_from([list, tuple]),
+)
+def test_a_bool_among_the_ints_of_a_list_n_is_refused(
+    steps: list[int], data: st.DataObject, flag: object, kind: type
+) -> None:
+    # numpy reads [1, True] as [1, 1]: a bool counted as a month
+    days = np.array(["2024-01-31"] * (len(steps) + 1), dtype="datetime64[D]")
+    position = data.draw(st.integers(0, len(steps)))
+    given = kind([*steps[:position], flag, *steps[position:]])
+    with pytest.raises(TypeError, match=rf"^n must hold ints, got .*{flag!r} at position "):
+        add_months(days, given)
+    assert list(add_months(days[1:], kind(steps))) == [
+        np.datetime64(add_months(date(2024, 1, 31), step)) for step in steps
+    ]
