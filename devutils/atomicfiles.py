@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import os
 import shutil
 import stat
@@ -155,20 +156,21 @@ def open_regular(path: str, *, name: str | None = None) -> IO[bytes]:
         devutils.atomicfiles.FileRefusedError: /dev/zero: is not a regular file
     """
     path = _check_path("path", path)
-    try:
-        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except OSError as exc:  # named as the caller names the file (not its resolved path)
-        if name is None or exc.filename is None:
+    with _signals_held():  # (a Ctrl-C in fdopen closed the descriptor, then again here)
+        try:
+            descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        except OSError as exc:  # named as the caller names the file (not its resolved path)
+            if name is None or exc.filename is None:
+                raise
+            raise OSError(exc.errno, exc.strerror, name) from None
+        try:  # (a directory opens too: refused before it is wrapped, which would fail)
+            if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+                raise FileRefusedError(name or path, "is not a regular file", "not-regular")
+            os.set_blocking(descriptor, True)
+        except BaseException:
+            os.close(descriptor)
             raise
-        raise OSError(exc.errno, exc.strerror, name) from None
-    try:  # (a directory opens too: refused before it is wrapped, which would fail)
-        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
-            raise FileRefusedError(name or path, "is not a regular file", "not-regular")
-        os.set_blocking(descriptor, True)
-        return os.fdopen(descriptor, "rb")
-    except BaseException:
-        os.close(descriptor)
-        raise
+        return os.fdopen(descriptor, "rb")  # (which closes the descriptor if it fails)
 
 
 class _Identity(NamedTuple):
@@ -350,16 +352,23 @@ class AtomicRewrite:
             self._mode = stat.S_IMODE(info.st_mode)
             self._owner = (info.st_uid, info.st_gid)
             prefix = _temporary_prefix(os.path.basename(self.real))
-            try:
-                descriptor, self.temporary = tempfile.mkstemp(
-                    dir=self.directory, prefix=prefix, suffix=TEMPORARY_SUFFIX
-                )
-            except OSError as exc:
-                msg = f"cannot create a temporary file in {self.directory}: {exc.strerror}"
-                raise OSError(exc.errno, msg) from exc
-            self.target = os.fdopen(descriptor, "wb")
-        except BaseException:
+            with _signals_held():  # (made and known, then opened; removed below on an error)
+                try:
+                    descriptor, self.temporary = tempfile.mkstemp(
+                        dir=self.directory, prefix=prefix, suffix=TEMPORARY_SUFFIX
+                    )
+                except OSError as exc:
+                    msg = f"cannot create a temporary file in {self.directory}: {exc.strerror}"
+                    raise OSError(exc.errno, msg) from exc
+                self.target = os.fdopen(descriptor, "wb")
+        except BaseException:  # (a signal held above arrives at the block's end, here)
             self.source.close()
+            if self.temporary is not None:
+                if hasattr(self, "target"):
+                    self.target.close()
+                with contextlib.suppress(OSError):
+                    os.unlink(self.temporary)
+                self.temporary = None
             raise
         return self
 
@@ -401,23 +410,26 @@ class AtomicRewrite:
         if _sticky_keeps(self.directory, self._owner[0]):  # said before any backup is made
             with _naming(self.name):
                 raise PermissionError(errno.EPERM, os.strerror(errno.EPERM))
-        if self.backup is None:
-            self._check_unchanged()
-            with _naming(self.name):
-                os.replace(self.temporary, self.real)
-        else:
+        # A signal's exception (Ctrl-C) waits until the rename is done and known: one
+        # just after it would have removed the backup (the original's only name left)
+        # as a failed step's, or left the new file taken for the temporary one.
+        with _signals_held():
             self._check_unchanged()  # the backup is to hold what was read
-            with _BackupInPlace(self.backup):  # (which a failure below puts back)
-                with _naming(self._named(self.backup)):
-                    _backup(self.real, self.backup)
-                # The backup's hard link set the file's ctime, and only that: expect the
-                # new one (a file changed meanwhile: the backup may be that file itself).
-                ctime_ns = os.fstat(self.source.fileno()).st_ctime_ns
-                self._identity = self._identity._replace(ctime_ns=ctime_ns)
-                self._check_unchanged()
+            if self.backup is None:
                 with _naming(self.name):
                     os.replace(self.temporary, self.real)
-        self.temporary = None
+            else:
+                with _BackupInPlace(self.backup):  # (which a failure below puts back)
+                    with _naming(self._named(self.backup)):
+                        _backup(self.real, self.backup)
+                    # The backup's hard link set the file's ctime, and only that: expect
+                    # the new one (a file changed meanwhile: the backup may be that file).
+                    ctime_ns = os.fstat(self.source.fileno()).st_ctime_ns
+                    self._identity = self._identity._replace(ctime_ns=ctime_ns)
+                    self._check_unchanged()
+                    with _naming(self.name):
+                        os.replace(self.temporary, self.real)
+            self.temporary = None
         if self.sync_directory:
             fsync_directory(self.directory)
 
@@ -524,14 +536,66 @@ def _backup(original: str, backup: str) -> None:
 
 def _free_name(path: str) -> str:
     """A temporary name beside *path* that no file has (made, then removed), for a link."""
-    descriptor, name = tempfile.mkstemp(
-        dir=os.path.dirname(path) or ".",
-        prefix=_temporary_prefix(os.path.basename(path)),
-        suffix=TEMPORARY_SUFFIX,
-    )
-    os.close(descriptor)
-    os.unlink(name)
+    with _signals_held():  # (removed, whatever arrives meanwhile)
+        descriptor, name = tempfile.mkstemp(
+            dir=os.path.dirname(path) or ".",
+            prefix=_temporary_prefix(os.path.basename(path)),
+            suffix=TEMPORARY_SUFFIX,
+        )
+        os.close(descriptor)
+        os.unlink(name)
     return name
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """Hold back, for the block, the signals that stop a program from outside (Ctrl-C,
+    SIGTERM, SIGHUP...), so that a step that must run whole is cut short neither by
+    their Python handlers' exceptions (KeyboardInterrupt) nor by their default action;
+    what arrived meanwhile is delivered at its end.
+
+    Examples:
+        >>> import signal
+        >>> with _signals_held():
+        ...     signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, [])
+        True
+        >>> signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, [])
+        False
+    """
+    import signal
+
+    if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover - Windows
+        yield
+        return
+    previous = None
+    try:
+        previous = signal.pthread_sigmask(signal.SIG_BLOCK, _from_outside())
+        yield
+    finally:
+        if previous is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+@functools.cache
+def _from_outside() -> frozenset[int]:
+    """The signals that stop a program from outside (by a Python handler's exception, or
+    by their default action) that this system has."""
+    import signal
+
+    names = (
+        "SIGINT",
+        "SIGTERM",
+        "SIGHUP",
+        "SIGQUIT",
+        "SIGUSR1",
+        "SIGUSR2",
+        "SIGALRM",
+        "SIGVTALRM",
+        "SIGPROF",
+        "SIGXCPU",
+        "SIGPWR",
+    )
+    return frozenset(getattr(signal, name) for name in names if hasattr(signal, name))
 
 
 def _sticky_keeps(directory: str, owner: int) -> bool:

@@ -410,3 +410,100 @@ def test_fsync_directory_syncs_what_opens_ignores_what_cannot_and_keeps_no_descr
             fsync_directory(path)  # (best effort: never an error)
         assert synced.call_count == (1 if opens else 0)
         assert _descriptors() == before
+
+
+# -- a signal in the middle of a step ------------------------------------------------------
+
+
+class Stopped(Exception):
+    """What the test's SIGUSR1 handler raises (as Ctrl-C's raises KeyboardInterrupt)."""
+
+
+@pytest.fixture
+def stop_on_sigusr1() -> Iterator[Callable[[], None]]:
+    """A function that sends this process SIGUSR1, whose handler raises `Stopped`."""
+    import signal
+
+    def stop(_signum: int, _frame: object) -> None:
+        raise Stopped
+
+    previous = signal.signal(signal.SIGUSR1, stop)
+    try:
+        yield lambda: os.kill(os.getpid(), signal.SIGUSR1)
+    finally:
+        signal.signal(signal.SIGUSR1, previous)
+
+
+def litter(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if p.name.endswith(".devutils-tmp"))
+
+
+@pytest.mark.parametrize("earlier", [None, b"an earlier backup\n"])
+@pytest.mark.parametrize("suffix", [None, ".bak"])
+def test_a_signal_just_after_the_rename_leaves_the_new_file_and_the_backup(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    stop_on_sigusr1: Callable[[], None],
+    suffix: str | None,
+    earlier: bytes | None,
+) -> None:
+    # Its exception, in the backup's undo, removed the backup: the original's only copy
+    path = tmp_path / "notes.txt"
+    path.write_bytes(b"the colour\n")
+    if suffix is not None and earlier is not None:
+        (tmp_path / f"notes.txt{suffix}").write_bytes(earlier)
+    rename = os.replace
+
+    def rename_then_signal(source: str, target: str) -> None:
+        rename(source, target)
+        if target == str(path):
+            stop_on_sigusr1()
+
+    monkeypatch.setattr(os, "replace", rename_then_signal)
+    with AtomicRewrite(str(path), backup_suffix=suffix) as rewrite:
+        rewrite.target.write(b"the color\n")
+        with pytest.raises(Stopped):  # (after the commit, which ran whole)
+            rewrite.commit()
+    assert path.read_bytes() == b"the color\n"
+    if suffix is not None:
+        assert (tmp_path / f"notes.txt{suffix}").read_bytes() == b"the colour\n"
+    assert litter(tmp_path) == []
+
+
+def test_a_signal_while_the_temporary_file_is_made_leaves_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stop_on_sigusr1: Callable[[], None]
+) -> None:
+    path = tmp_path / "notes.txt"
+    path.write_bytes(b"the colour\n")
+    fdopen = os.fdopen
+
+    def signal_then_fdopen(descriptor: int, mode: str = "r", *args: object) -> object:
+        if mode == "wb":  # the temporary file exists now
+            stop_on_sigusr1()
+        return fdopen(descriptor, mode, *args)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(os, "fdopen", signal_then_fdopen)
+    with pytest.raises(Stopped), AtomicRewrite(str(path)):
+        pytest.fail("the body ran")
+    assert path.read_bytes() == b"the colour\n"
+    assert litter(tmp_path) == []
+
+
+def test_a_signal_while_a_file_is_opened_is_that_signal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stop_on_sigusr1: Callable[[], None]
+) -> None:
+    # It was taken for EBADF (the descriptor closed twice), and the run went on
+    path = tmp_path / "notes.txt"
+    path.write_bytes(b"text")
+    fdopen = os.fdopen
+    opened = len(os.listdir("/proc/self/fd")) if Path("/proc/self/fd").is_dir() else None
+
+    def signal_then_fdopen(descriptor: int, mode: str = "r", *args: object) -> object:
+        stop_on_sigusr1()
+        return fdopen(descriptor, mode, *args)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(os, "fdopen", signal_then_fdopen)
+    with pytest.raises(Stopped):
+        open_regular(str(path))
+    if opened is not None:
+        assert len(os.listdir("/proc/self/fd")) == opened
