@@ -444,8 +444,11 @@ class AtomicRewrite:
         """Give *target* the original's owner, extended attributes and mode, in that order:
         a chown clears the setuid and setgid bits, and setting an ACL sets the group bits
         (the mode, set last, sets the ACL's mask back to the original's)."""
-        with contextlib.suppress(OSError):  # only root may give a file away
+        try:
             os.fchown(target, *self._owner)
+        except OSError:  # only root may give a file away, but a member may keep its group
+            with contextlib.suppress(OSError):
+                os.fchown(target, -1, self._owner[1])
         _copy_xattrs(self.source.fileno(), target)
         os.fchmod(target, self._mode)
 

@@ -124,16 +124,17 @@ def test_a_rewrite_of_a_link_to_a_pipe_is_refused_as_not_a_regular_file() -> Non
         os.close(writer)
 
 
-def as_nobody(action: Callable[[], None]) -> tuple[int, str]:
-    """Run *action* in a child process as the user and group 65534 (nobody): its exit
-    status (0: it returned) and, where it raised, the error's type and message."""
+def as_nobody(action: Callable[[], None], groups: tuple[int, ...] = ()) -> tuple[int, str]:
+    """Run *action* in a child process as the user and group 65534 (nobody), a member of
+    *groups* too: its exit status (0: it returned) and, where it raised, the error's type
+    and message."""
     reading, writing = os.pipe()
     child = os.fork()
     if child == 0:  # (the child: never back into pytest)
         status, said = 0, ""
         try:
             os.close(reading)
-            os.setgroups([])
+            os.setgroups(list(groups))
             os.setresgid(65534, 65534, 65534)
             os.setresuid(65534, 65534, 65534)
             action()
@@ -159,6 +160,36 @@ def sticky(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         folder.mkdir()
         folder.chmod(0o1777)
         yield folder
+    finally:
+        shutil.rmtree(top)
+
+
+def test_a_member_of_the_file_s_group_keeps_the_group_it_shares(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    # The owner could not be given back, and the group was lost with it (sed keeps it)
+    if os.geteuid() != 0:
+        pytest.skip("needs root, to make files of two users")
+    top = Path(tempfile.mkdtemp(prefix="devutils-group-"))
+    try:
+        top.chmod(0o755)
+        folder = top / "shared"
+        folder.mkdir()
+        folder.chmod(0o777)
+        path = folder / "notes.txt"
+        path.write_bytes(b"the colour\n")
+        os.chown(path, 1000, 50)
+        path.chmod(0o664)
+
+        def rewrite() -> None:
+            with AtomicRewrite(str(path)) as rewriting:
+                rewriting.target.write(b"the color\n")
+                rewriting.commit()
+
+        assert as_nobody(rewrite, groups=(50,)) == (0, "")
+        info = path.stat()
+        assert path.read_bytes() == b"the color\n"
+        assert (info.st_uid, info.st_gid, stat.S_IMODE(info.st_mode)) == (65534, 50, 0o664)
     finally:
         shutil.rmtree(top)
 
