@@ -652,11 +652,7 @@ def _steps(n: Any, length: int) -> Any:
     limit = (_LAST_YEAR + 1) * _MONTHS  # further is outside years 1..9999 anyway
     if not column:
         return np.full(length, max(-limit, min(limit, _one_step(n))), dtype=np.int64)
-    if isinstance(n, list | tuple):  # (numpy reads [1, True] as ints)
-        for position, step in enumerate(n):
-            if isinstance(step, bool | np.bool_):
-                msg = f"n must hold ints, got {describe(step)} at position {position}"
-                raise TypeError(msg)
+    _check_no_bool(n)
     steps = _as_array(n)
     if steps.ndim != 1:
         msg = f"n must be one-dimensional, got shape {steps.shape}"
@@ -672,6 +668,18 @@ def _steps(n: Any, length: int) -> Any:
         msg = f"n must hold ints, got a column of {given}{' with nulls' if nulls else ''}"
         raise TypeError(msg)
     return np.clip(steps, -limit, limit).astype(np.int64)
+
+
+def _check_no_bool(n: Any) -> None:
+    """The TypeError of a list or tuple *n* that holds a bool (numpy reads ``[1, True]``
+    as ints)."""
+    import numpy as np
+
+    if isinstance(n, list | tuple):
+        for position, step in enumerate(n):
+            if isinstance(step, bool | np.bool_):
+                msg = f"n must hold ints, got {describe(step)} at position {position}"
+                raise TypeError(msg)
 
 
 def _as_array(column: Any) -> Any:
