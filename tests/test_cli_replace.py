@@ -2120,3 +2120,18 @@ def test_the_bar_of_stdin_fills_up_and_stays_full(cli: Cli) -> None:
     bars = [part for part in shown.err.split("\r") if part.startswith("devutils replace [")]
     assert bars
     assert bars[-1] == f"devutils replace [{'#' * 30}] 1/1 files, 0.0/0.0 MB"
+
+
+@pytest.mark.parametrize("mode", [["--in-place"], ["--dry-run"], []])
+def test_a_file_whose_nul_byte_comes_after_an_undecodable_one_is_binary(
+    tmp_path: Path, mode: list[str]
+) -> None:
+    # Past the first chunk: it was "not valid utf-8", and a walk failed on it
+    data = b"caf\xe9\n" + b"colour\n" * 200_000 + b"\x00binary"
+    path = write(tmp_path / "big.dat", data)
+    walked = run_replace([*mode, "-r", "--pair", "colour", "color", "."], cwd=tmp_path)
+    assert (walked.returncode, walked.stderr) == (0, b"")  # skipped, as binary files are
+    named = run_replace([*mode, "--pair", "colour", "color", "big.dat"], cwd=tmp_path)
+    assert named.returncode == 1
+    assert b"big.dat: looks binary (it has a NUL byte)" in named.stderr
+    assert path.read_bytes() == data

@@ -172,12 +172,19 @@ class _Reader:
         self._advance = advance
         self._stop = stop
         self._read: Callable[[int], bytes] | None = None
+        self._file = False
 
     def over(self, source: IO[bytes], *, streamed: bool = False) -> _Reader:
         """Read *source*; *streamed* (a pipe, stdin): what has arrived, as soon as it
         has, not a whole chunk (`tail -f log | devutils replace ...`)."""
         self._read = getattr(source, "read1", source.read) if streamed else source.read
+        self._file = not streamed and source.seekable()
         return self
+
+    def seekable(self) -> bool:
+        """Whether the source is a file (which `devutils.textfiles` may read to its end
+        to tell a binary file from an undecodable one), not a stream."""
+        return self._file
 
     def read(self, size: int = -1, /) -> bytes:
         if self._stop is not None and self._stop.is_set():
