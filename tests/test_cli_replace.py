@@ -2135,3 +2135,29 @@ def test_a_file_whose_nul_byte_comes_after_an_undecodable_one_is_binary(
     assert named.returncode == 1
     assert b"big.dat: looks binary (it has a NUL byte)" in named.stderr
     assert path.read_bytes() == data
+
+
+def test_a_signal_during_a_commit_counts_that_file_done(
+    tmp_path: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # It stopped the run once the file was new, and the line counted it "unchanged"
+    from devutils.atomicfiles import AtomicRewrite
+
+    first, second = write(tmp_path / "a.txt", b"old\n"), write(tmp_path / "b.txt", b"old\n")
+    commit = AtomicRewrite.commit
+
+    def commit_then_sigterm(self: AtomicRewrite) -> None:
+        commit(self)
+        os.kill(os.getpid(), signal.SIGTERM)  # held back, as the rename is done
+
+    monkeypatch.setattr(AtomicRewrite, "commit", commit_then_sigterm)
+    previous = signal.getsignal(signal.SIGTERM)
+    try:
+        result = cli(["replace", "--in-place", "--pair", "old", "new", str(first), str(second)])
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    assert (first.read_bytes(), second.read_bytes()) == (b"new\n", b"old\n")
+    assert result.status == 143
+    assert result.err == (
+        "devutils replace: interrupted: 1 of 2 files done; the others are unchanged\n"
+    )

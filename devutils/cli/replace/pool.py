@@ -9,7 +9,7 @@ import shutil
 import signal
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import replace
@@ -90,9 +90,12 @@ class Runner:
         """Each task's outcome, in the tasks' order."""
         if self.pool is None:
             advance = self.progress.advance if self.progress is not None else None
+            told: list[Outcome] = []  # (a rewrite counted as it was committed)
             for task in tasks:
-                outcome = process(self.job, task, None, advance)
-                self._done_here += succeeded(outcome)
+                told.clear()
+                outcome = process(self.job, task, None, advance, committed=self._told(told))
+                if not told:
+                    self._done_here += succeeded(outcome)
                 yield outcome
             return
         size = max(1, min(64, len(tasks) // (4 * self.workers)))
@@ -113,6 +116,16 @@ class Runner:
             if signum:  # a worker was sent a signal of its own: stop everything
                 raise Terminated(signum)
             yield from outcomes
+
+    def _told(self, told: list[Outcome]) -> Callable[[Outcome], None]:
+        """What `process` tells of a rewrite committed: counted done at once, with the
+        signals held (a signal after it, before the outcome is back, stops the run)."""
+
+        def committed(outcome: Outcome) -> None:
+            self._done_here += 1
+            told.append(outcome)
+
+        return committed
 
     def _died(self, tasks: int) -> CliError:
         """The error of a worker that died, saying how far the run got: the pool stops
@@ -229,8 +242,11 @@ def _process_chunk(job: Job, tasks: list[Task]) -> tuple[list[Outcome], int]:
         for task in tasks:
             if _stop.is_set():
                 outcomes.append(Outcome(task.path, skipped=True))
-            else:
-                outcomes.append(process(job, task, _stop, parallel=True))
+                continue
+            told = len(outcomes)  # (a rewrite committed is in outcomes at once)
+            outcome = process(job, task, _stop, parallel=True, committed=outcomes.append)
+            if len(outcomes) == told:
+                outcomes.append(outcome)
     except Terminated as exc:
         return outcomes, exc.signum
     finally:

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import IO, Any
 
+from devutils.cli.common import hold_signals
 from devutils.cli.replace.tasks import STDIN, Job, Task
 from devutils.textfiles import (
     DEFAULT_CHUNK_BYTES,
@@ -118,23 +119,26 @@ def _diff_name(prefix: str, path: str) -> str:
     return '"' + "".join(quoted) + '"' + tab
 
 
-def process(
+def process(  # noqa: PLR0913 - the task, then what to tell of it and where
     job: Job,
     task: Task,
     stop: Any,
     advance: Callable[[int], None] | None = None,
     *,
     parallel: bool = False,
+    committed: Callable[[Outcome], None] | None = None,
 ) -> Outcome:
     """Do *task* in the job's mode; a problem with the file is its outcome's error.
 
     *stop* (an Event or None) is checked between chunks; *advance* is told each chunk's
-    size; *parallel* writes stdout output to a file in the job's spool."""
+    size; *parallel* writes stdout output to a file in the job's spool; *committed* is
+    given the outcome of a rewrite as soon as it is renamed over the file, before a
+    signal that came meanwhile stops the run (so that the file is counted done)."""
     if task.error is not None:
         return Outcome(task.path, error=f"{shown(task.path)}: {task.error}; not searched")
     source = _Reader(advance, stop)
     try:
-        return _in_mode(job, task.path, source, parallel=parallel)
+        return _in_mode(job, task.path, source, parallel=parallel, committed=committed)
     except Stopped:
         return Outcome(task.path, skipped=True)
     except FileRefusedError as exc:
@@ -153,13 +157,20 @@ def process(
         return Outcome(task.path, error=f"{shown(where)}: {exc.strerror or exc}")
 
 
-def _in_mode(job: Job, path: str, source: _Reader, *, parallel: bool) -> Outcome:
+def _in_mode(
+    job: Job,
+    path: str,
+    source: _Reader,
+    *,
+    parallel: bool,
+    committed: Callable[[Outcome], None] | None,
+) -> Outcome:
     if path == STDIN:
         return _stdin(job, source)
     if job.mode == "dry-run":
         return Outcome(path, _count(job, path, source))
     if job.mode == "in-place":
-        return Outcome(path, _rewrite(job, path, source))
+        return Outcome(path, _rewrite(job, path, source, committed))
     if job.mode == "diff":
         return _diff(job, path)
     return _to_stdout(job, path, source, parallel=parallel)
@@ -210,7 +221,9 @@ def _count(job: Job, path: str, source: _Reader) -> int:
         ).count
 
 
-def _rewrite(job: Job, path: str, source: _Reader) -> int:
+def _rewrite(
+    job: Job, path: str, source: _Reader, committed: Callable[[Outcome], None] | None
+) -> int:
     """Rewrite *path* atomically (its directory is fsynced once, at the end of the run)."""
     with AtomicRewrite(path, backup_suffix=job.suffix, sync_directory=False) as rewrite:
         state = replace_encoded(
@@ -222,7 +235,10 @@ def _rewrite(job: Job, path: str, source: _Reader) -> int:
             chunk_size=job.chunk_size,
         )
         if state.changed:
-            rewrite.commit()
+            with hold_signals():  # (one that came meanwhile stops the run once it is told)
+                rewrite.commit()
+                if committed is not None:
+                    committed(Outcome(path, state.count))
     return state.count
 
 
