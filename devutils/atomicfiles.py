@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import functools
 import os
 import shutil
 import stat
@@ -25,6 +24,7 @@ from types import TracebackType
 from typing import IO, Final, NamedTuple
 
 from devutils.messages import describe
+from devutils.signals import held
 
 if sys.platform != "win32":
     import fcntl
@@ -156,7 +156,7 @@ def open_regular(path: str, *, name: str | None = None) -> IO[bytes]:
         devutils.atomicfiles.FileRefusedError: /dev/zero: is not a regular file
     """
     path = _check_path("path", path)
-    with _signals_held():  # (a Ctrl-C in fdopen closed the descriptor, then again here)
+    with held():  # (a Ctrl-C in fdopen closed the descriptor, then again here)
         try:
             descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
         except OSError as exc:  # named as the caller names the file (not its resolved path)
@@ -352,7 +352,7 @@ class AtomicRewrite:
             self._mode = stat.S_IMODE(info.st_mode)
             self._owner = (info.st_uid, info.st_gid)
             prefix = _temporary_prefix(os.path.basename(self.real))
-            with _signals_held():  # (made and known, then opened; removed below on an error)
+            with held():  # (made and known, then opened; removed below on an error)
                 try:
                     descriptor, self.temporary = tempfile.mkstemp(
                         dir=self.directory, prefix=prefix, suffix=TEMPORARY_SUFFIX
@@ -413,7 +413,7 @@ class AtomicRewrite:
         # A signal's exception (Ctrl-C) waits until the rename is done and known: one
         # just after it would have removed the backup (the original's only name left)
         # as a failed step's, or left the new file taken for the temporary one.
-        with _signals_held():
+        with held():
             self._check_unchanged()  # the backup is to hold what was read
             if self.backup is None:
                 with _naming(self.name):
@@ -539,7 +539,7 @@ def _backup(original: str, backup: str) -> None:
 
 def _free_name(path: str) -> str:
     """A temporary name beside *path* that no file has (made, then removed), for a link."""
-    with _signals_held():  # (removed, whatever arrives meanwhile)
+    with held():  # (removed, whatever arrives meanwhile)
         descriptor, name = tempfile.mkstemp(
             dir=os.path.dirname(path) or ".",
             prefix=_temporary_prefix(os.path.basename(path)),
@@ -548,57 +548,6 @@ def _free_name(path: str) -> str:
         os.close(descriptor)
         os.unlink(name)
     return name
-
-
-@contextlib.contextmanager
-def _signals_held() -> Iterator[None]:
-    """Hold back, for the block, the signals that stop a program from outside (Ctrl-C,
-    SIGTERM, SIGHUP...), so that a step that must run whole is cut short neither by
-    their Python handlers' exceptions (KeyboardInterrupt) nor by their default action;
-    what arrived meanwhile is delivered at its end.
-
-    Examples:
-        >>> import signal
-        >>> with _signals_held():
-        ...     signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, [])
-        True
-        >>> signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, [])
-        False
-    """
-    import signal
-
-    if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover - Windows
-        yield
-        return
-    previous = None
-    try:
-        previous = signal.pthread_sigmask(signal.SIG_BLOCK, _from_outside())
-        yield
-    finally:
-        if previous is not None:
-            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
-
-
-@functools.cache
-def _from_outside() -> frozenset[int]:
-    """The signals that stop a program from outside (by a Python handler's exception, or
-    by their default action) that this system has."""
-    import signal
-
-    names = (
-        "SIGINT",
-        "SIGTERM",
-        "SIGHUP",
-        "SIGQUIT",
-        "SIGUSR1",
-        "SIGUSR2",
-        "SIGALRM",
-        "SIGVTALRM",
-        "SIGPROF",
-        "SIGXCPU",
-        "SIGPWR",
-    )
-    return frozenset(getattr(signal, name) for name in names if hasattr(signal, name))
 
 
 def _sticky_keeps(directory: str, owner: int) -> bool:

@@ -8,12 +8,12 @@ them: so no two modules import each other.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 from devutils.limits import MAX_INT, MAX_SECONDS
+from devutils.signals import stopping
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing slows every start
 if TYPE_CHECKING:
@@ -24,17 +24,14 @@ if TYPE_CHECKING:
 __all__ = [
     "MAX_INT",
     "SECONDS_MAX",
-    "STOP_SIGNALS",
     "CliError",
     "Handler",
     "Parser",
     "Terminated",
     "catch_signals",
-    "hold_signals",
     "positive_float",
     "positive_int",
     "positive_seconds",
-    "stop_signals",
 ]
 
 Handler = Callable[[argparse.Namespace], int]
@@ -135,25 +132,10 @@ def positive_seconds(text: str) -> float:
 SECONDS_MAX = MAX_SECONDS
 
 
-STOP_SIGNALS = (
-    "SIGTERM",
-    "SIGHUP",
-    "SIGQUIT",
-    "SIGUSR1",
-    "SIGUSR2",
-    "SIGALRM",
-    "SIGVTALRM",
-    "SIGPROF",
-    "SIGXCPU",
-    "SIGPWR",
-)
-"""The signals that would end the process without a cleanup (their default action
-terminates it), caught by `catch_signals`; SIGINT is Python's KeyboardInterrupt."""
-
-
 class Terminated(BaseException):
     # named like KeyboardInterrupt, its sibling
-    """One of `STOP_SIGNALS` arrived: unwind as Ctrl-C does, so that cleanups run."""
+    """A stopping signal other than SIGINT arrived (`devutils.signals.STOPPING`): unwind
+    as Ctrl-C does, so that cleanups run."""
 
     def __init__(self, signum: int) -> None:
         super().__init__(signum)
@@ -164,36 +146,12 @@ def _terminate(signum: int, _frame: object) -> None:
     raise Terminated(signum)
 
 
-def stop_signals() -> set[int]:
-    """The numbers of the `STOP_SIGNALS` this system has."""
-    import signal
-
-    return {getattr(signal, name) for name in STOP_SIGNALS if hasattr(signal, name)}
-
-
 def catch_signals(handler: Callable[[int, Any], None] | None = None) -> None:
-    """Turn the `STOP_SIGNALS` into `Terminated` (Ctrl-C is KeyboardInterrupt already),
-    or give them to *handler*, except those this process was started ignoring (``nohup``
-    ignores SIGHUP)."""
+    """Turn the stopping signals (`devutils.signals.STOPPING`) but SIGINT, which is
+    KeyboardInterrupt already, into `Terminated`, or give them to *handler*; except
+    those this process was started ignoring (``nohup`` ignores SIGHUP)."""
     import signal
 
-    for signum in stop_signals():
+    for signum in stopping() - {signal.SIGINT}:
         if signal.getsignal(signum) is not signal.SIG_IGN:
             signal.signal(signum, _terminate if handler is None else handler)
-
-
-@contextlib.contextmanager
-def hold_signals() -> Iterator[None]:
-    """Hold SIGINT and the `STOP_SIGNALS` back for the block (a cleanup that must
-    finish); one that arrived meanwhile is delivered at its end."""
-    import signal
-
-    held = {signal.SIGINT, *stop_signals()}
-    if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover - Windows
-        yield
-        return
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, held)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)

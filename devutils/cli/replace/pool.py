@@ -19,14 +19,11 @@ from devutils.cli.common import (
     CliError,
     Terminated,
     catch_signals,
-    hold_signals,
-    stop_signals,
 )
 from devutils.cli.replace.progress import Progress
 from devutils.cli.replace.tasks import Job, Task
 from devutils.cli.replace.work import Outcome, process, shown
-
-_SIGNALS = {signal.SIGINT, *stop_signals()}
+from devutils.signals import held, stopping
 
 
 class Runner:
@@ -103,7 +100,7 @@ class Runner:
         # The pool's threads and workers start with the signals held, so that a signal to
         # this process reaches this thread (one taken by a helper thread is not noticed
         # until the wait ends); the workers take theirs back in `_init_worker`.
-        with hold_signals():
+        with held():
             try:  # (the workers all start with the first chunk, before it is sent)
                 self.futures = [self.pool.submit(_process_chunk, self.job, c) for c in chunks]
             except OSError as exc:  # too many open files or processes: no file touched yet
@@ -167,7 +164,7 @@ class Runner:
 
     def __exit__(self, *exc_info: object) -> None:
         if self.pool is not None:
-            with hold_signals():  # a second Ctrl-C waits for the workers to unwind
+            with held():  # a second Ctrl-C waits for the workers to unwind
                 self.stop.set()
                 self.pool.shutdown(wait=True, cancel_futures=True)
                 assert self.job.spool is not None
@@ -203,7 +200,7 @@ def _init_worker(stop: Any, parent: int | None) -> None:
     _die_with(parent)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     catch_signals(_stopped)  # SIGTERM (or SIGQUIT...) to the whole group
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, _SIGNALS)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, stopping())
 
 
 def _stopped(signum: int, _frame: object) -> None:

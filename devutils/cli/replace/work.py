@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import IO, Any
 
-from devutils.cli.common import hold_signals
 from devutils.cli.replace.tasks import STDIN, Job, Task
+from devutils.signals import held
 from devutils.textfiles import (
     DEFAULT_CHUNK_BYTES,
     AtomicRewrite,
@@ -235,7 +235,7 @@ def _rewrite(
             chunk_size=job.chunk_size,
         )
         if state.changed:
-            with hold_signals():  # (one that came meanwhile stops the run once it is told)
+            with held():  # (one that came meanwhile stops the run once it is told)
                 rewrite.commit()
                 if committed is not None:
                     committed(Outcome(path, state.count))

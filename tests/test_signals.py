@@ -1,0 +1,74 @@
+"""Tests for devutils.signals: which signals stop a program, and holding them back."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from devutils.signals import STOPPING, held, stopping
+
+pytestmark = pytest.mark.skipif(
+    not hasattr(signal, "pthread_sigmask"), reason="signals cannot be held here"
+)
+
+
+def test_the_stopping_signals_are_this_system_s_and_no_fault_s() -> None:
+    assert stopping() == {getattr(signal, name) for name in STOPPING if hasattr(signal, name)}
+    assert {signal.SIGINT, signal.SIGTERM, signal.SIGHUP} <= stopping()
+    assert not {signal.SIGSEGV, signal.SIGBUS, signal.SIGFPE, signal.SIGKILL} & stopping()
+
+
+def blocked() -> set[int]:
+    return set(signal.pthread_sigmask(signal.SIG_BLOCK, []))
+
+
+@given(st.sets(st.sampled_from([signal.SIGUSR1, signal.SIGUSR2, signal.SIGCHLD, signal.SIGWINCH])))
+def test_a_held_block_adds_the_stopping_signals_to_the_mask_and_gives_it_back(
+    before: set[int],
+) -> None:
+    previous = signal.pthread_sigmask(signal.SIG_SETMASK, before)
+    try:
+        with held():
+            assert blocked() == before | stopping()
+            with held():  # (blocks nest)
+                assert blocked() == before | stopping()
+            assert blocked() == before | stopping()
+        assert blocked() == before
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+class Stopped(Exception):
+    pass
+
+
+def test_a_signal_in_a_held_block_is_delivered_at_its_end() -> None:
+    steps = []
+
+    def stop(_signum: int, _frame: object) -> None:
+        raise Stopped
+
+    def block() -> None:
+        with held():
+            os.kill(os.getpid(), signal.SIGUSR1)
+            steps.append("the rest of the block ran")
+        steps.append("after the block")  # (the signal's exception comes first)
+
+    def failing() -> None:
+        with held():
+            raise Stopped
+
+    previous = signal.signal(signal.SIGUSR1, stop)
+    try:
+        with pytest.raises(Stopped):
+            block()
+    finally:
+        signal.signal(signal.SIGUSR1, previous)
+    assert steps == ["the rest of the block ran"]
+    with pytest.raises(Stopped):
+        failing()
+    assert signal.SIGINT not in blocked()  # an exception in the block gives the mask back
