@@ -465,8 +465,19 @@ def stop_on_sigusr1() -> Iterator[Callable[[], None]]:
         signal.signal(signal.SIGUSR1, previous)
 
 
-def litter(folder: Path) -> list[str]:
-    return sorted(p.name for p in folder.iterdir() if p.name.endswith(".devutils-tmp"))
+def signal_in_fdopen(
+    monkeypatch: pytest.MonkeyPatch, stop: Callable[[], None], mode: str | None = None
+) -> None:
+    """Make `os.fdopen` send the signal of *stop* just before it opens (in *mode* only,
+    where given)."""
+    fdopen = os.fdopen
+
+    def signal_then_fdopen(descriptor: int, opened: str = "r", *args: object) -> object:
+        if mode is None or opened == mode:
+            stop()
+        return fdopen(descriptor, opened, *args)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(os, "fdopen", signal_then_fdopen)
 
 
 @pytest.mark.parametrize("earlier", [None, b"an earlier backup\n"])
@@ -498,7 +509,7 @@ def test_a_signal_just_after_the_rename_leaves_the_new_file_and_the_backup(
     assert path.read_bytes() == b"the color\n"
     if suffix is not None:
         assert (tmp_path / f"notes.txt{suffix}").read_bytes() == b"the colour\n"
-    assert litter(tmp_path) == []
+    assert leftovers(tmp_path) == []
 
 
 def test_a_signal_while_the_temporary_file_is_made_leaves_none(
@@ -506,18 +517,11 @@ def test_a_signal_while_the_temporary_file_is_made_leaves_none(
 ) -> None:
     path = tmp_path / "notes.txt"
     path.write_bytes(b"the colour\n")
-    fdopen = os.fdopen
-
-    def signal_then_fdopen(descriptor: int, mode: str = "r", *args: object) -> object:
-        if mode == "wb":  # the temporary file exists now
-            stop_on_sigusr1()
-        return fdopen(descriptor, mode, *args)  # type: ignore[call-overload]
-
-    monkeypatch.setattr(os, "fdopen", signal_then_fdopen)
+    signal_in_fdopen(monkeypatch, stop_on_sigusr1, "wb")  # (the temporary file exists now)
     with pytest.raises(Stopped), AtomicRewrite(str(path)):
         pytest.fail("the body ran")
     assert path.read_bytes() == b"the colour\n"
-    assert litter(tmp_path) == []
+    assert leftovers(tmp_path) == []
 
 
 def test_a_signal_while_a_file_is_opened_is_that_signal(
@@ -526,14 +530,8 @@ def test_a_signal_while_a_file_is_opened_is_that_signal(
     # It was taken for EBADF (the descriptor closed twice), and the run went on
     path = tmp_path / "notes.txt"
     path.write_bytes(b"text")
-    fdopen = os.fdopen
     opened = len(os.listdir("/proc/self/fd")) if Path("/proc/self/fd").is_dir() else None
-
-    def signal_then_fdopen(descriptor: int, mode: str = "r", *args: object) -> object:
-        stop_on_sigusr1()
-        return fdopen(descriptor, mode, *args)  # type: ignore[call-overload]
-
-    monkeypatch.setattr(os, "fdopen", signal_then_fdopen)
+    signal_in_fdopen(monkeypatch, stop_on_sigusr1)
     with pytest.raises(Stopped):
         open_regular(str(path))
     if opened is not None:
