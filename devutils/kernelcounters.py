@@ -209,16 +209,17 @@ class ProcReader:
     """
 
     def __init__(self, root: str | os.PathLike[str] = "/proc") -> None:
+        self._descriptors: dict[str, int] = {}
         self.root = os.fspath(root)
         """Where the files are: ``/proc``, or a folder of captured files, for tests."""
-        self._descriptors: dict[str, int] = {}
         self._sizes: dict[str, int] = {}
         self._stat: bytes | None = None
 
     def close(self) -> None:
         """Close the descriptors this reader keeps open; a later read opens them again.
 
-        A ProcReader is also a context manager that closes them on leaving.
+        A ProcReader is also a context manager that closes them on leaving, and one that
+        is garbage-collected closes them too.
 
         Examples:
             >>> import pathlib, tempfile
@@ -231,6 +232,9 @@ class ProcReader:
         descriptors, self._descriptors = self._descriptors, {}
         for descriptor in descriptors.values():
             os.close(descriptor)
+
+    def __del__(self) -> None:  # (a reader dropped unclosed gives its descriptors back)
+        self.close()
 
     def __enter__(self) -> Self:
         return self

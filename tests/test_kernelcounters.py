@@ -468,6 +468,18 @@ def test_a_closed_proc_reader_holds_no_descriptor_and_still_reads(steps: list[st
         assert _open_descriptors() == before
 
 
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="needs Linux's /proc/self/fd")
+def test_a_sampler_dropped_unclosed_gives_its_descriptors_back(tmp_path: Path) -> None:
+    # A loop that builds a sampler per pass must not run out of descriptors (EMFILE).
+    (tmp_path / "loadavg").write_bytes(b"0.25 1.50 12.00 2/79 19584\n")
+    before = _open_descriptors()
+    for _ in range(50):
+        sampler = CounterSampler(readers=ProcReader(tmp_path).readers())
+        assert sampler.snapshot().load == (0.25, 1.5, 12.0)
+        del sampler
+    assert _open_descriptors() == before
+
+
 @LINUX
 def test_default_readers_read_proc_on_linux_and_psutil_without_it(
     monkeypatch: pytest.MonkeyPatch,
