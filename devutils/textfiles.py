@@ -37,6 +37,7 @@ from devutils.textstream import MAX_CHUNK, StreamReplacer, check_chunk_size
 
 __all__ = [
     "DEFAULT_CHUNK_BYTES",
+    "LOSSY",
     "MAX_CHUNK",
     "TEMPORARY_SUFFIX",
     "TRANSFORMS",
@@ -60,6 +61,22 @@ TRANSFORMS: Final = frozenset(
 """Codecs (by `codecs.lookup` name) that decode bytes to text but are no text file's
 encoding: written back, they would change the bytes around every match. `replace_encoded`
 refuses them with a LookupError, as it does bytes-to-bytes codecs (``base64``)."""
+
+
+def _round_trips(codec: str, text: str) -> bool:
+    try:
+        return text.encode(codec).decode(codec) == text
+    except UnicodeError:
+        return False
+
+
+LOSSY: Final = frozenset(
+    codec for codec, text in {"hz": "字a" * 30 + "~字"}.items() if not _round_trips(codec, text)
+)
+"""Text encodings whose encoder in this Python loses bytes: CPython's ``hz`` drops an
+escaped ``"~"`` at some lengths of output (as it does the one in ``"字a" * 30 + "~字"``),
+so a rewrite would corrupt the text around the matches. `replace_encoded` refuses them
+with a LookupError; a Python whose codec writes that text faithfully has none."""
 
 
 class _Reader(Protocol):
@@ -131,7 +148,7 @@ def replace_encoded(  # noqa: PLR0913 - the streams, then keyword-only settings
             cannot be encoded (*name* names the file in the message).
         ValueError: If *chunk_size* is not in ``1..MAX_CHUNK``.
         LookupError: For an unknown *encoding*, a bytes-to-bytes codec (``base64``), or one
-            in `TRANSFORMS`.
+            in `TRANSFORMS` or `LOSSY`.
 
     Examples:
         >>> import io
@@ -146,6 +163,9 @@ def replace_encoded(  # noqa: PLR0913 - the streams, then keyword-only settings
     codec = _codec(encoding)
     if codec in TRANSFORMS:
         msg = f"{encoding!r} is a transform, not a text encoding"
+        raise LookupError(msg)
+    if codec in LOSSY:
+        msg = f"{encoding!r}: this Python's encoder loses bytes of it (see LOSSY)"
         raise LookupError(msg)
     "".encode(codec)  # a LookupError for a bytes-to-bytes codec (base64, zlib, rot13)
     _check_streams(name, source, target)
@@ -352,7 +372,7 @@ def replace_file(
         FileChangedError: If another process changed the file meanwhile; its change stays.
         OSError: If the file cannot be read or written; the file is untouched.
         ValueError: If *chunk_size* is not in ``1..MAX_CHUNK``.
-        LookupError: For an unknown *encoding*.
+        LookupError: For an unknown *encoding*, or one `replace_encoded` refuses.
 
     Examples:
         >>> import tempfile, pathlib

@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from devutils.textfiles import LOSSY
+
 if TYPE_CHECKING:
     from tests.conftest import Cli
 
@@ -1266,6 +1268,16 @@ def test_an_encoding_that_would_rewrite_the_file_is_a_usage_error(
     assert b"Traceback" not in result.stderr
     assert encoding.encode() in result.stderr
     assert path.read_bytes() == b"colour.x\n"
+
+
+@pytest.mark.skipif("hz" not in LOSSY, reason="this Python's hz encoder writes faithfully")
+def test_an_encoding_this_python_writes_wrongly_is_a_usage_error(tmp_path: Path) -> None:
+    data = ("colour\n" + "字a" * 9 + "~字\n").encode("hz")
+    path = write(tmp_path / "c.txt", data)
+    result = run_replace(["--encoding", "hz", "--in-place", "--pair", "colour", "color", str(path)])
+    assert result.returncode == 2, result.stderr
+    assert b"--encoding hz: this Python's encoder for it loses bytes" in result.stderr
+    assert path.read_bytes() == data
 
 
 def test_utf8_sig_neither_adds_nor_drops_a_bom(tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from devutils.cli.common import CliError
 from devutils.text import Replacer
-from devutils.textfiles import TRANSFORMS
+from devutils.textfiles import LOSSY, TRANSFORMS
 
 STDIN = "-"
 
@@ -69,7 +69,8 @@ def check_encoding(name: str, *, diff: bool = False) -> str:
     Every byte outside the matches must be written back as it was, so only character
     encodings of text are taken: not bytes-to-bytes codecs (``base64``, ``zlib``,
     ``rot13``), not transforms (``unicode_escape``, ``idna``, ``utf-7``), and not
-    ``utf-16``/``utf-32``, which write the machine's byte order; ``utf-8-sig`` reads as
+    ``utf-16``/``utf-32``, which write the machine's byte order, nor those this Python
+    writes wrongly (`devutils.textfiles.LOSSY`); ``utf-8-sig`` reads as
     ``utf-8``, which keeps a byte order mark as it is and adds none. With *diff*
     (``--diff``), only encodings that are ASCII-compatible (`_writes_ascii`).
     """
@@ -87,6 +88,12 @@ def check_encoding(name: str, *, diff: bool = False) -> str:
         return "utf-8"
     if codec in TRANSFORMS:
         msg = f"--encoding {name} is a transform, not a text encoding: it would rewrite the file"
+        raise CliError(msg)
+    if codec in LOSSY:
+        msg = (
+            f"--encoding {name}: this Python's encoder for it loses bytes of some texts,"
+            f" so a rewrite could change the file outside the matches"
+        )
         raise CliError(msg)
     if diff and not _writes_ascii(codec):  # (before utf-16's advice, which would not do)
         msg = (
