@@ -1072,7 +1072,12 @@ def test_the_map_from_stdin(tmp_path: Path, cli: Cli) -> None:
     assert (result.status, result.text) == (0, "color\n")
     both = cli(["replace", "--map", "-"], stdin=b"colour\tcolor\n")
     assert both.status == 2
-    assert "stdin (-) can be read only once" in both.err
+    assert "stdin (-) can be read only once: as --map - or as the input" in both.err
+    twice = cli(["replace", "--pair", "a", "b", "-", "-"], stdin=b"a\n")
+    assert (twice.status, twice.err.splitlines()[-1]) == (
+        2,
+        "devutils replace: error: stdin (-) can be read only once: name it once",
+    )
 
 
 # -- every word, locale, encoding, map and name --------------------------------------------

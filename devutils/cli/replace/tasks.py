@@ -127,7 +127,11 @@ def make_job(replacer: Replacer, args: argparse.Namespace) -> Job:
         msg = f"--in-place={args.in_place}: a backup suffix with {os.sep!r} names no file beside it"
         raise CliError(msg)
     if names.count(STDIN) + (args.map_file == STDIN) > 1:
-        msg = "stdin (-) can be read only once: as --map - or as the input, not both"
+        msg = (
+            "stdin (-) can be read only once: as --map - or as the input, not both"
+            if args.map_file == STDIN
+            else "stdin (-) can be read only once: name it once"
+        )
         raise CliError(msg)
     return Job(replacer, mode, args.in_place or None, encoding, args.chunk_size)
 
