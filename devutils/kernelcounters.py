@@ -3,7 +3,7 @@
 Each reader returns one group's counters (cpu, disk, net, paging, system, load, mem), in
 seconds and bytes since boot; `devutils.rates` turns two readings into dool's rates.
 `ProcReader` reads the files under `/proc` that psutil reads, through descriptors kept
-open (as dool keeps its files), one pread per file; `psutil_readers` are the same groups
+open (as dool keeps its files), read whole by preads; `psutil_readers` are the same groups
 through psutil (imported on first use); `default_readers` picks this system's.
 `DeviceCounters` holds the two counters of each disk or network interface.
 """
@@ -190,10 +190,10 @@ class ProcReader:
     """Linux's counters, read from /proc (or *root*) through descriptors kept open, as
     dool keeps its files.
 
-    One pread per file per snapshot, at offset 0 into a buffer big enough for the whole
-    file, so each file is one consistent read; /proc/stat is read once for both cpu and
-    system. Every method returns one group's counters, and raises OSError where its file
-    cannot be read (or lists nothing of what it needs).
+    Each snapshot reads each file whole, with preads from its start to its end into a
+    buffer sized by the last read; /proc/stat is read once for both cpu and system.
+    Every method returns one group's counters, and raises OSError where its file cannot
+    be read (or lists nothing of what it needs).
 
     Examples:
         >>> import pathlib, tempfile
@@ -248,12 +248,15 @@ class ProcReader:
             where = os.path.join(self.root, path)
             descriptor = self._descriptors[path] = os.open(where, os.O_RDONLY | os.O_CLOEXEC)
         size = self._sizes.get(path, 1 << 14)
-        data = os.pread(descriptor, size, 0)
-        while len(data) >= size:  # filled the buffer: there may be more, so read it all again
-            size *= 4
-            data = os.pread(descriptor, size, 0)
-        self._sizes[path] = len(data) + 4096  # room to grow
-        return data
+        chunks: list[bytes] = []
+        offset = 0
+        # (read on to the end: the kernel gives a file it generates a line at a time, as
+        # net/dev and diskstats, a page or so per read, however big the buffer)
+        while chunk := os.pread(descriptor, size, offset):
+            chunks.append(chunk)
+            offset += len(chunk)
+        self._sizes[path] = offset + 4096  # room to grow
+        return b"".join(chunks)
 
     def cpu(self) -> tuple[float, ...]:
         """The cumulative seconds user, nice, system, idle, iowait, irq, softirq and steal,

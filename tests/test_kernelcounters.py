@@ -268,6 +268,26 @@ def test_a_file_that_grows_past_its_buffer_is_read_whole(tmp_path: Path) -> None
     assert proc.paging() == (5 * os.sysconf("SC_PAGE_SIZE"), 6 * os.sysconf("SC_PAGE_SIZE"))
 
 
+def test_a_file_the_kernel_gives_a_page_per_read_is_read_to_its_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # /proc/net/dev and /proc/diskstats give a page or so per read, however big the
+    # buffer: on a host with many veth interfaces, those past the first page were lost.
+    lines = "".join(f"  veth{i}: {i} 0 0 0 0 0 0 0 {2 * i} 0 0 0 0 0 0 0\n" for i in range(200))
+    disks = "".join(f"   7 {i} loop{i} 1 2 {i} 4 5 6 {3 * i} 8 9 10 11\n" for i in range(200))
+    root = proc_tree(tmp_path, net__dev=(NET_DEV_HEADER + lines).encode(), diskstats=disks.encode())
+    page = os.pread
+
+    def a_page_at_most(descriptor: int, size: int, offset: int) -> bytes:
+        return page(descriptor, min(size, 4000), offset)
+
+    monkeypatch.setattr(kernelcounters.os, "pread", a_page_at_most)
+    proc = ProcReader(root)
+    for _ in range(2):  # (the second read with the buffer the first one sized)
+        assert dict(proc.nics()) == {f"veth{i}": (i, 2 * i) for i in range(200)}
+        assert dict(proc.disks()) == {f"loop{i}": (i * 512, 3 * i * 512) for i in range(200)}
+
+
 def test_a_device_name_that_is_not_utf8_keeps_its_group() -> None:
     # Linux names may be any bytes: one gave a UnicodeDecodeError, and every net column "-"
     header = b"Inter-|   Receive\n face |bytes packets\n"
