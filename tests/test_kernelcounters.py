@@ -281,7 +281,7 @@ def test_a_file_the_kernel_gives_a_page_per_read_is_read_to_its_end(
     def a_page_at_most(descriptor: int, size: int, offset: int) -> bytes:
         return page(descriptor, min(size, 4000), offset)
 
-    monkeypatch.setattr(kernelcounters.os, "pread", a_page_at_most)
+    monkeypatch.setattr(os, "pread", a_page_at_most)
     proc = ProcReader(root)
     for _ in range(2):  # (the second read with the buffer the first one sized)
         assert dict(proc.nics()) == {f"veth{i}": (i, 2 * i) for i in range(200)}
