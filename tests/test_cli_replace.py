@@ -1118,6 +1118,8 @@ def test_any_word_is_a_pair_even_dashes(pair: list[str], text: bytes, expected: 
         (["--pair-from", "a"], 2, b"", b"unrecognized arguments: --pair-from"),  # no such flag
         (["--pair-t", "a"], 2, b"", b"unrecognized arguments: --pair-t"),
         (["--pai", "a"], 2, b"", b"argument --pair: expected 2 arguments"),
+        (["--pa", "a", "-v"], 0, b"-v\n", b""),  # abbreviated, it takes any two words too
+        (["--in-pla", ".bak", "--pa", "a", "b"], 2, b"", b"only as --in-place=.bak"),
     ],
 )
 def test_the_pair_flags_are_what_help_shows(
@@ -1127,6 +1129,20 @@ def test_the_pair_flags_are_what_help_shows(
     assert (result.returncode, result.stdout) == (status, out), result.stderr
     assert err in result.stderr
     assert result.stderr.count(b"\n") == (1 if err else 0)  # one line, no traceback
+
+
+def test_the_flags_read_before_argparse_are_abbreviated_as_argparse_would() -> None:
+    # prepare_argv reads --in-place and --pair itself, abbreviated too (--in-pla .bak took
+    # .bak as the suffix): each shortest abbreviation it takes must begin no other flag.
+    from devutils.cli import build_parser
+    from devutils.cli.replace.arguments import _SHORTEST
+
+    (commands,) = (a for a in build_parser()._actions if a.dest == "command")
+    replace = commands.choices["replace"]  # type: ignore[index]
+    flags = {option for action in replace._actions for option in action.option_strings}
+    for flag, shortest in _SHORTEST.items():
+        assert flag in flags
+        assert [other for other in flags if other.startswith(shortest)] == [flag]
 
 
 @pytest.mark.parametrize(

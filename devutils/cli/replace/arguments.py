@@ -7,7 +7,7 @@ import argparse
 import contextlib
 import os
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Final
 
 from devutils.cli.common import CliError, positive_int
 from devutils.cli.replace.maps import load_map
@@ -164,6 +164,7 @@ def prepare_argv(argv: list[str]) -> tuple[list[str], list[str], list[list[str]]
     --verbose``, ``--pair -- —``), which argparse would read as flags: they come back
     apart. Past ``--`` every word is a file: those come back apart too, as
     ``parse_intermixed_args`` (Python 3.11) would still read ``-n`` there as a flag.
+    Their abbreviations (``--in-pla``, ``--pai``) are read as they are.
 
     Examples:
         >>> prepare_argv(["--pair", "--", "—", "--in-place", "notes.txt"])
@@ -175,7 +176,7 @@ def prepare_argv(argv: list[str]) -> tuple[list[str], list[str], list[list[str]]
     pairs: list[list[str]] = []
     index = 0
     while index < len(argv):
-        arg = argv[index]
+        arg = _unabbreviated(argv[index])
         if arg == "--":
             return out, argv[index + 1 :], pairs
         if arg == "--pair" and index + 2 < len(argv):
@@ -187,6 +188,20 @@ def prepare_argv(argv: list[str]) -> tuple[list[str], list[str], list[list[str]]
         out.append("--in-place=" if arg == "--in-place" else arg)
         index += 1
     return out, [], pairs
+
+
+_SHORTEST: Final = {"--in-place": "--in", "--pair": "--pa"}
+"""The shortest abbreviation argparse takes of each flag `prepare_argv` reads itself (no
+other flag begins so: a test checks)."""
+
+
+def _unabbreviated(word: str) -> str:
+    """``--in-place`` for ``--in-pla`` (and ``--pair`` for ``--pai``), as argparse would
+    read them: else *word*."""
+    for flag, shortest in _SHORTEST.items():
+        if word.startswith(shortest) and flag.startswith(word):
+            return flag
+    return word
 
 
 def _looks_like_a_suffix(word: str) -> bool:
