@@ -185,7 +185,7 @@ class Replacer:
 
     Raises:
         TypeError: If *mapping* is not a Mapping of str keys to str or callable values,
-            or an option is not a bool.
+            an option is not a bool, or *engine* not a str.
         MappingKeyError: A `ValueError`, if a key is empty or holds a lone surrogate,
             or two keys fold alike (with *ignore_case*) but map to different values.
         ValueError: If *engine* is unknown, or ``"re"`` where `devutils.textsearch.Search`
