@@ -159,7 +159,8 @@ def test_a_signal_kills_the_hung_tool(
     assert children  # nvidia-smi (the fake: a shell, sleeping) is running
     os.kill(process.pid, signum)  # only devutils: the tool is in a group of its own
     process.wait(timeout=60)
-    assert process.returncode == status
+    # (stat ends with 0 on Ctrl-C, as documented, also while it probes the GPUs: it was 130)
+    assert process.returncode == (0 if command[0] == "stat" and signum == signal.SIGINT else status)
     wait_for(lambda: not any(Path(f"/proc/{c}").exists() for c in children), "the tool killed")
 
 

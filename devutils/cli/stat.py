@@ -546,11 +546,18 @@ def run(args: argparse.Namespace) -> int:
         # their keys do not show would be read as bytes.
         msg = "argument --bits: sets the table's unit; --csv and --json are always bytes/s"
         raise CliError(msg)
-    if not args.gpu:
-        if args.timeout is not None:
-            msg = "argument --timeout: bounds the GPU backends, so it needs --gpu"
-            raise CliError(msg)
-        return _stat(args, [])
+    if not args.gpu and args.timeout is not None:
+        msg = "argument --timeout: bounds the GPU backends, so it needs --gpu"
+        raise CliError(msg)
+    try:  # Ctrl-C ends a run with status 0, at any point (the GPUs' probe may take seconds)
+        if not args.gpu:
+            return _stat(args, [])
+        return _stat_with_gpus(args)
+    except KeyboardInterrupt:
+        return 0
+
+
+def _stat_with_gpus(args: argparse.Namespace) -> int:
     if args.timeout is None:
         args.timeout = 5.0
     from devutils.gpu import gpu_probe, nvml_session
@@ -582,17 +589,14 @@ def _stat(args: argparse.Namespace, gpus: list[GpuInfo]) -> int:
         elif not table and header is not None:
             output.stdout.write(header + "\n")
         warned: set[str] = set()
-        try:
-            for row in sampler.run(args.delay, args.count):
-                _warn_missing(sampler, row, warned)
-                current = _gpus_now(args) if gpus else []
-                line = ""
-                if not table or output.log is not None:  # CSV or JSON lines are wanted
-                    line = _line(args, csv_columns, row, current, with_gpus=bool(gpus))
-                    output.to_log(line)
-                output.stdout.write((table_row(columns, row, current) if table else line) + "\n")
-        except KeyboardInterrupt:
-            return 0
+        for row in sampler.run(args.delay, args.count):
+            _warn_missing(sampler, row, warned)
+            current = _gpus_now(args) if gpus else []
+            line = ""
+            if not table or output.log is not None:  # CSV or JSON lines are wanted
+                line = _line(args, csv_columns, row, current, with_gpus=bool(gpus))
+                output.to_log(line)
+            output.stdout.write((table_row(columns, row, current) if table else line) + "\n")
     return 0
 
 
