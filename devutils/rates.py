@@ -15,6 +15,7 @@ importing `dataclasses` (which imports `inspect`; the cost is in docs/system.md 
 
 import math
 import re
+import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import compress
@@ -289,19 +290,20 @@ def _device_names(argument: str, value: object) -> tuple[str, ...]:
 
 
 def _check_snapshot(argument: str, snapshot: object) -> None:
-    """Refuse a *snapshot* that is not a `Snapshot`, whose ``monotonic`` is not a finite
-    number of seconds, or whose group does not hold its number of counters; *argument*
-    names it."""
+    """Refuse a *snapshot* that is not a `Snapshot`, whose ``monotonic`` or ``time`` is not
+    a finite number of seconds, or whose group does not hold its number of counters, each
+    a finite number; *argument* names it."""
     if not isinstance(snapshot, Snapshot):
         msg = f"{argument} must be a Snapshot, got {describe(snapshot)}"
         raise TypeError(msg)
-    clock: object = snapshot.monotonic
-    if isinstance(clock, bool) or not isinstance(clock, int | float):
-        msg = f"{argument}.monotonic must be a number of seconds, got {describe(clock)}"
-        raise TypeError(msg)
-    if not -math.inf < clock < math.inf:  # (NaN fails too; no float(): an int may be huge)
-        msg = f"{argument}.monotonic must be finite, got {shown(clock)}"
-        raise ValueError(msg)
+    for name in ("monotonic", "time"):
+        clock: object = getattr(snapshot, name)
+        if isinstance(clock, bool) or not isinstance(clock, int | float):
+            msg = f"{argument}.{name} must be a number of seconds, got {describe(clock)}"
+            raise TypeError(msg)
+        if not -math.inf < clock < math.inf:  # (NaN fails too; no float(): an int may be huge)
+            msg = f"{argument}.{name} must be finite, got {shown(clock)}"
+            raise ValueError(msg)
     for field, size in _SIZES.items():
         counters: object = getattr(snapshot, field)
         if counters is None:
@@ -315,6 +317,7 @@ def _check_snapshot(argument: str, snapshot: object) -> None:
             wanted = f"{size} or more" if field == "cpu" else size
             msg = f"{argument}.{field} must hold {wanted} counters, got {shown(counters)}"
             raise ValueError(msg)
+        _check_counters(f"{argument}.{field}", counters)
     _check_devices(f"{argument}.disks", snapshot.disks)
     _check_devices(f"{argument}.nics", snapshot.nics)
 
@@ -339,6 +342,19 @@ def _check_devices(where: str, devices: object) -> None:
         if len(pair) != _PAIR:
             msg = f"{where} must map names to pairs of counters, got {shown(name)}: {shown(pair)}"
             raise ValueError(msg)
+        _check_counters(f"{where}[{name!r}]", pair)
+
+
+def _check_counters(where: str, counters: Sequence[object]) -> None:
+    """Refuse counters (the field *where*) that are not numbers (a bool is not one), or
+    not finite as a float: a rate of them would be infinite, NaN or an OverflowError."""
+    for value in counters:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            msg = f"{where} must hold numbers, got {describe(value)}"
+            raise TypeError(msg)
+        if not abs(value) <= sys.float_info.max:  # (NaN fails too; an int is compared exactly)
+            msg = f"{where} must hold finite numbers, got {shown(value)}"
+            raise ValueError(msg)
 
 
 def compute_rates(
@@ -354,11 +370,12 @@ def compute_rates(
     name. See `devutils.system.compute_sample`.
 
     Raises:
-        TypeError: If *before* or *after* is not a `Snapshot`, or *disks* or *nics* is not
-            a sequence of names (a str is one name's letters: ``["sda"]``, not ``"sda"``).
+        TypeError: If *before* or *after* is not a `Snapshot` (of numbers), or *disks* or
+            *nics* is not a sequence of names (a str is one name's letters: ``["sda"]``,
+            not ``"sda"``).
         ValueError: If *after* was taken before *before* (its ``monotonic`` is less),
-            either's ``monotonic`` is not finite, or a group holds too few or too many
-            counters (cpu 8 or more, as many in both).
+            either's ``monotonic``, ``time`` or a counter is not finite, or a group holds
+            too few or too many counters (cpu 8 or more, as many in both).
 
     Examples:
         >>> before = Snapshot(0.0, 100.0, cpu=(10, 0, 5, 80, 5, 0, 0, 0), system=(1000, 500))

@@ -82,12 +82,12 @@ def compute_sample(
     measured elapsed time; none is negative or infinite.
 
     Raises:
-        TypeError: If *before* or *after* is not a `Snapshot`, or *disks* or *nics* is not
-            a sequence of names (a str is one name's letters: ``["sda"]``, not ``"sda"``),
-            as `Sampler` refuses it.
+        TypeError: If *before* or *after* is not a `Snapshot` (of numbers), or *disks* or
+            *nics* is not a sequence of names (a str is one name's letters: ``["sda"]``,
+            not ``"sda"``), as `Sampler` refuses it.
         ValueError: If *after* was taken before *before* (its ``monotonic`` is less: the
-            two swapped), either's ``monotonic`` is not finite, or a group holds too few or
-            too many counters (cpu 8 or more, as many in both).
+            two swapped), either's ``monotonic``, ``time`` or a counter is not finite, or a
+            group holds too few or too many counters (cpu 8 or more, as many in both).
 
     Examples:
         >>> a = Snapshot(0.0, 100.0, cpu=(10, 0, 5, 80, 5, 0, 0, 0), system=(1000, 500))

@@ -366,6 +366,14 @@ FULL = Snapshot(
             TypeError,
             "after.disks must be a mapping of names to pairs or None, got list",
         ),
+        # counters that are not finite numbers gave inf, NaN or Python's own TypeError
+        (FULL, {"disks": {"sda": (math.inf, 0)}}, ValueError, r"after.disks\['sda'\] must hold"),
+        (FULL, {"system": (math.inf, 5)}, ValueError, "after.system must hold finite numbers"),
+        ({"cpu": (math.nan,) + (0,) * 7}, FULL, ValueError, "before.cpu must hold finite"),
+        (FULL, {"paging": (10**400, 0)}, ValueError, "after.paging must hold finite numbers"),
+        (FULL, {"load": ("a", "b", "c")}, TypeError, "after.load must hold numbers, got str"),
+        (FULL, {"mem": (1, 2, True, 4)}, TypeError, "after.mem must hold numbers, got bool"),
+        (FULL, {"time": "y"}, TypeError, "after.time must be a number of seconds, got str 'y'"),
     ],
 )
 def test_compute_sample_refuses_a_group_of_the_wrong_shape(
