@@ -116,11 +116,16 @@ def parse_stat_cpu(data: bytes) -> tuple[float, ...]:
 
 def parse_stat_system(data: bytes) -> tuple[int, int]:
     """/proc/stat's interrupts (the first number of ``intr``) and context switches."""
-    fields = {line[:4]: line for line in data.splitlines() if line[:4] in (b"intr", b"ctxt")}
+    fields = {}
+    for line in data.splitlines():
+        if line[:4] in (b"intr", b"ctxt"):
+            words = line.split(None, 2)  # (intr goes on with a count per interrupt)
+            if len(words) > 1 and words[0] == line[:4]:
+                fields[words[0]] = words[1]
     if len(fields) != 2:  # noqa: PLR2004 - the two lines
         msg = "no intr or ctxt line in /proc/stat"
         raise OSError(msg)
-    return (int(fields[b"intr"].split()[1]), int(fields[b"ctxt"].split()[1]))
+    return (int(fields[b"intr"]), int(fields[b"ctxt"]))
 
 
 def parse_diskstats(data: bytes) -> DeviceCounters:
@@ -167,7 +172,11 @@ def parse_vmstat_paging(data: bytes) -> tuple[int, int]:
 
 def parse_loadavg(data: bytes) -> tuple[float, float, float]:
     """/proc/loadavg's 1, 5 and 15 minute load averages."""
-    one, five, fifteen = map(float, data.split(None, 3)[:3])
+    averages = data.split(None, 3)[:3]
+    if len(averages) != 3:  # noqa: PLR2004 - the three averages
+        msg = "no load averages in /proc/loadavg"
+        raise OSError(msg)
+    one, five, fifteen = map(float, averages)
     return (one, five, fifteen)
 
 
@@ -177,7 +186,11 @@ def parse_meminfo(data: bytes) -> tuple[int, int, int, int]:
     kib = {}
     for line in data.splitlines():
         name, _, rest = line.partition(b":")
-        kib[name] = int(rest.split()[0]) * _KIB
+        if value := rest.split()[:1]:
+            kib[name] = int(value[0]) * _KIB
+    if b"MemTotal" not in kib or b"MemFree" not in kib:
+        msg = "no MemTotal or MemFree line in /proc/meminfo"
+        raise OSError(msg)
     total, free = kib[b"MemTotal"], kib[b"MemFree"]
     cached = kib.get(b"Cached", 0) + kib.get(b"SReclaimable", 0)
     available = kib.get(b"MemAvailable") or free + kib.get(b"Buffers", 0) + cached

@@ -205,6 +205,29 @@ def test_parse_stat_vmstat_loadavg_and_meminfo() -> None:
     assert used == (16000000 - 9000000) * kib
 
 
+@pytest.mark.parametrize(
+    ("group", "name", "data", "message"),
+    [
+        ("mem", "meminfo", b"MemFree: 2 kB\n", "no MemTotal or MemFree line"),  # KeyError
+        ("load", "loadavg", b"", "no load averages"),  # ValueError
+        ("load", "loadavg", b"0.25 1.50\n", "no load averages"),
+        ("system", "stat", b"cpu  1 2 3 4\nintr\nctxt 5\n", "no intr or ctxt line"),  # IndexError
+    ],
+)
+def test_a_file_cut_short_is_an_os_error_naming_what_it_lacks(
+    tmp_path: Path, group: str, name: str, data: bytes, message: str
+) -> None:
+    # As ProcReader says: its file lists nothing of what the group needs.
+    (tmp_path / name).write_bytes(data)
+    with pytest.raises(OSError, match=message):
+        getattr(ProcReader(tmp_path), group)()
+
+
+def test_a_blank_line_in_meminfo_is_no_field() -> None:
+    data = b"MemTotal: 8 kB\nMemFree: 2 kB\n\n"  # (an IndexError)
+    assert kernelcounters.parse_meminfo(data) == (6 * 1024, 2 * 1024, 0, 2 * 1024)
+
+
 @given(st.integers(0, 10**9), st.integers(0, 10**9), st.integers(0, 10**9))
 def test_memory_available_past_the_total_is_the_free_memory(
     total: int, free: int, available: int
