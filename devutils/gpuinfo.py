@@ -14,10 +14,11 @@ import os
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final, TypeVar
+from typing import TYPE_CHECKING, Final, TypeVar
 
 from devutils.limits import check_seconds
 from devutils.messages import describe, shown
+from devutils.signals import deferred
 
 if TYPE_CHECKING:
     import subprocess
@@ -199,23 +200,6 @@ def gpu_process(pid: int, used: int | None) -> GpuProcess:
     return GpuProcess(pid, used, name, visible)
 
 
-def _defer_handlers(deferred: list[int]) -> dict[int, Callable[[int, Any], Any]]:
-    """Replace each of Python's signal handlers (SIGINT's, and any set with
-    `signal.signal`) by one that notes the signal in *deferred*; return the handlers
-    replaced (none outside the main thread, where no handler runs)."""
-    import signal
-
-    if threading.current_thread() is not threading.main_thread():
-        return {}
-    replaced: dict[int, Callable[[int, Any], Any]] = {}
-    for signum in map(int, signal.valid_signals()):
-        handler = signal.getsignal(signum)
-        if callable(handler):  # a Python handler: KeyboardInterrupt, the CLI's Terminated
-            replaced[signum] = handler
-            signal.signal(signum, lambda number, _frame: deferred.append(number))
-    return replaced
-
-
 def run_tool(
     tool: str,
     command: Sequence[str],
@@ -253,7 +237,6 @@ def run_tool(
         ...
         devutils.gpuinfo.NoGpuFound: sh failed with exit status 9: no driver
     """
-    import signal
     import subprocess
 
     if (
@@ -267,26 +250,22 @@ def run_tool(
         msg = f"command must name the tool at least, got {shown(command)}"
         raise ValueError(msg)
     timeout = check_seconds("timeout", timeout)
-    # A Ctrl-C inside Popen, after the tool started but before Popen returned, would
-    # leave the tool running: Python's handlers wait until the try below can kill it.
-    deferred: list[int] = []
-    handlers = _defer_handlers(deferred)
+    process = None
     try:
-        process = subprocess.Popen(
-            list(command),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-    finally:
-        for signum, handler in handlers.items():
-            signal.signal(signum, handler)
-    try:
-        for signum in deferred:  # a Ctrl-C that came meanwhile is raised here
-            handlers[signum](signum, None)
+        # A Ctrl-C inside Popen, after the tool started but before Popen returned, would
+        # leave the tool running: Python's handlers wait until `process` is known.
+        with deferred():
+            process = subprocess.Popen(
+                list(command),
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+            )
         out, err = process.communicate(timeout=timeout)
     except BaseException as exc:
+        if process is None:  # (not started)
+            raise
         _kill_group(process)
         if isinstance(exc, subprocess.TimeoutExpired):
             msg = f"{tool} timed out after {seconds_shown(timeout)} s and was killed"

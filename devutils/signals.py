@@ -4,15 +4,18 @@
 action ends a process, which a program may turn into exceptions (Python turns SIGINT
 into KeyboardInterrupt). `held` holds them back for a block that must not be cut in two,
 such as a backup and a rename; what arrives meanwhile is delivered at its end.
+`deferred` holds back only their Python handlers, for a block that starts a process (a
+child inherits a blocked signal).
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
+import os
 from collections.abc import Iterator
 
-__all__ = ["STOPPING", "held", "stopping"]
+__all__ = ["STOPPING", "deferred", "held", "stopping"]
 
 STOPPING = (
     "SIGINT",
@@ -52,6 +55,11 @@ def held() -> Iterator[None]:
     action; what arrived meanwhile is delivered at its end. Blocks nest. Where signals
     cannot be held (Windows), the block runs as it is.
 
+    A signal is blocked in this thread only, so where the process runs other threads (a
+    thread pool's, a library's), one sent to the process may reach one of them, and
+    Python would still run its handler in the main thread at once: there the handlers
+    are `deferred` too. A signal whose default action ends the process ends it even so.
+
     Examples:
         >>> import signal
         >>> with held():
@@ -68,7 +76,65 @@ def held() -> Iterator[None]:
     previous = None
     try:
         previous = signal.pthread_sigmask(signal.SIG_BLOCK, stopping())
+        with contextlib.nullcontext() if _alone() else deferred():
+            yield
+    finally:
+        if previous is not None:  # (then what was noted, raised again, is delivered)
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def _alone() -> bool:
+    """Whether this process runs this thread only: on Linux, where ``/proc/self/task``
+    holds a folder per thread (and so links ``.``, ``..`` and each); elsewhere, as far as
+    `threading` knows (not threads started outside Python)."""
+    import threading
+
+    try:
+        return os.stat("/proc/self/task").st_nlink <= 3  # noqa: PLR2004 - ., .. and this one
+    except OSError:
+        return threading.active_count() == 1
+
+
+@contextlib.contextmanager
+def deferred() -> Iterator[None]:
+    """Defer the Python handlers of the `stopping` signals for the block: each is replaced
+    by one that notes the signal, and at the block's end, put back and sent the signals
+    noted, once each. Python runs handlers in the main thread only: in another thread,
+    the block runs as it is.
+
+    Examples:
+        >>> import os, signal
+        >>> def stop(signum, frame):
+        ...     raise RuntimeError("stopped")
+        >>> previous = signal.signal(signal.SIGUSR1, stop)
+        >>> try:
+        ...     with deferred():
+        ...         os.kill(os.getpid(), signal.SIGUSR1)
+        ...         print("the block runs whole")
+        ... except RuntimeError as exc:
+        ...     print(exc)
+        ... finally:
+        ...     _ = signal.signal(signal.SIGUSR1, previous)
+        the block runs whole
+        stopped
+    """
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    noted: list[int] = []
+    replaced = {}
+    try:
+        for signum in sorted(stopping()):
+            handler = signal.getsignal(signum)
+            if callable(handler):  # (not the default action, nor ignored)
+                replaced[signum] = handler
+                signal.signal(signum, lambda number, _frame: noted.append(number))
         yield
     finally:
-        if previous is not None:
-            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        for signum, handler in replaced.items():
+            signal.signal(signum, handler)
+        for signum in dict.fromkeys(noted):
+            signal.raise_signal(signum)

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from devutils.signals import STOPPING, held, stopping
+from devutils.signals import STOPPING, deferred, held, stopping
 
 pytestmark = pytest.mark.skipif(
     not hasattr(signal, "pthread_sigmask"), reason="signals cannot be held here"
@@ -72,3 +72,48 @@ def test_a_signal_in_a_held_block_is_delivered_at_its_end() -> None:
     with pytest.raises(Stopped):
         failing()
     assert signal.SIGINT not in blocked()  # an exception in the block gives the mask back
+
+
+def test_a_signal_another_thread_takes_in_a_held_block_is_delivered_at_its_end() -> None:
+    # A signal to the process goes to a thread that does not block it: Python then ran
+    # the handler in the main thread at once, mid-block (a backup removed mid-commit).
+    import threading
+
+    steps: list[str] = []
+    release = threading.Event()
+    bystander = threading.Thread(target=release.wait)  # (as a thread pool's would)
+    bystander.start()
+    previous = signal.signal(signal.SIGUSR1, lambda _signum, _frame: steps.append("handled"))
+    try:
+        with held():
+            os.kill(os.getpid(), signal.SIGUSR1)
+            release.wait(0.2)  # (time for the bystander to take it and the main thread to look)
+            steps.append("the rest of the block ran")
+        steps.append("after the block")
+    finally:
+        signal.signal(signal.SIGUSR1, previous)
+        release.set()
+        bystander.join()
+    assert steps == ["the rest of the block ran", "handled", "after the block"]
+
+
+HANDLED = [signal.SIGUSR1, signal.SIGUSR2, signal.SIGHUP, signal.SIGALRM]
+
+
+@given(st.lists(st.sampled_from(HANDLED), max_size=6), st.booleans())
+def test_deferred_handlers_get_each_signal_once_after_the_block_and_are_put_back(
+    sent: list[int], masked: bool
+) -> None:
+    got: list[int] = []
+    handlers = {signum: lambda number, _frame: got.append(number) for signum in HANDLED}
+    previous = {signum: signal.signal(signum, handler) for signum, handler in handlers.items()}
+    try:
+        with held() if masked else deferred():
+            for signum in sent:
+                os.kill(os.getpid(), signum)
+            assert got == []
+        assert sorted(got) == sorted(set(sent))  # (the same signal twice is once, as the kernel's)
+        assert all(signal.getsignal(signum) is handlers[signum] for signum in HANDLED)
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
