@@ -294,7 +294,8 @@ class AtomicRewrite:
         path: The file to rewrite.
         backup_suffix: If given, keep the original as ``real_path + backup_suffix`` (a
             suffix with a ``/`` or a NUL, which would name no file beside it, is a
-            ValueError before anything is read).
+            ValueError before anything is read); ``""`` keeps none, as None does (as
+            ``sed -i ''`` does).
         sync_directory: Fsync the directory after the rename (pass False when
             rewriting many files of one directory, then call `fsync_directory` once).
 

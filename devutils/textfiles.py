@@ -361,7 +361,8 @@ def replace_file(
         path: The file to rewrite.
         encoding: Its text encoding.
         backup_suffix: If given, keep the original as ``path + backup_suffix`` (next
-            to the symlink's target when *path* is a symlink), like ``sed -i.bak``.
+            to the symlink's target when *path* is a symlink), like ``sed -i.bak``;
+            ``""`` keeps none.
         chunk_size: Bytes read at a time.
 
     Raises:

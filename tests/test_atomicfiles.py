@@ -536,3 +536,14 @@ def test_a_signal_while_a_file_is_opened_is_that_signal(
         open_regular(str(path))
     if opened is not None:
         assert len(os.listdir("/proc/self/fd")) == opened
+
+
+def test_an_empty_backup_suffix_keeps_no_backup_as_sed_does(tmp_path: Path) -> None:
+    path = tmp_path / "a.txt"
+    path.write_bytes(b"old")
+    with AtomicRewrite(path, backup_suffix="") as rewrite:
+        rewrite.target.write(b"new")
+        rewrite.commit()
+    assert rewrite.backup is None
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt"]
+    assert path.read_bytes() == b"new"
