@@ -13,6 +13,8 @@ import sys
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Self
 
+from devutils.messages import describe
+
 __all__ = [
     "DeviceCounters",
     "ProcReader",
@@ -42,7 +44,9 @@ class DeviceCounters(Mapping[str, tuple[int, int]]):
     whole lists in C.
 
     Raises:
-        ValueError: If *first* or *second* does not hold one counter per name.
+        TypeError: If *names* is not a tuple of str, or *unit* not an int.
+        ValueError: If *first* or *second* does not hold one counter per name, or *unit*
+            is below 1.
 
     Examples:
         >>> disks = DeviceCounters(("sda", "sdb"), [30, 0], [70, 1], unit=512)  # sectors
@@ -55,6 +59,15 @@ class DeviceCounters(Mapping[str, tuple[int, int]]):
     def __init__(
         self, names: tuple[str, ...], first: list[int], second: list[int], unit: int = 1
     ) -> None:
+        if not isinstance(names, tuple) or not all(isinstance(name, str) for name in names):
+            msg = f"names must be a tuple of str, got {describe(names)}"
+            raise TypeError(msg)
+        if isinstance(unit, bool) or not isinstance(unit, int):
+            msg = f"unit must be an int, got {describe(unit)}"
+            raise TypeError(msg)
+        if unit < 1:
+            msg = f"unit must be at least 1, got {unit}"
+            raise ValueError(msg)
         if len(first) != len(names) or len(second) != len(names):
             msg = (
                 f"first and second must hold one counter per name, got {len(names)} names, "
@@ -103,9 +116,24 @@ _DISKSTATS_FIELDS = 10  # major, minor, name, reads, merged, sectors read, ms, w
 _NET_DEV_FIELDS = 16  # after "name:": 8 receive counters, then 8 transmit counters
 
 
+def _check_data(data: object) -> None:
+    if not isinstance(data, bytes | bytearray):
+        msg = f"data must be a file's bytes, got {describe(data)}"
+        raise TypeError(msg)
+
+
 def parse_stat_cpu(data: bytes) -> tuple[float, ...]:
     """The cumulative seconds of /proc/stat's first line: user, nice, system, idle,
-    iowait, irq, softirq, steal (0 for the fields an old kernel lacks)."""
+    iowait, irq, softirq, steal (0 for the fields an old kernel lacks).
+
+    Each parser of this module takes a file's bytes, and raises TypeError for anything
+    else, and OSError where they list nothing of what it reads (as `ProcReader` says).
+
+    Examples:
+        >>> [round(s * os.sysconf("SC_CLK_TCK")) for s in parse_stat_cpu(b"cpu  10 0 5 80\\n")]
+        [10, 0, 5, 80, 0, 0, 0, 0]
+    """
+    _check_data(data)
     if not data.startswith(b"cpu "):
         msg = "no cpu line in /proc/stat"
         raise OSError(msg)
@@ -115,7 +143,13 @@ def parse_stat_cpu(data: bytes) -> tuple[float, ...]:
 
 
 def parse_stat_system(data: bytes) -> tuple[int, int]:
-    """/proc/stat's interrupts (the first number of ``intr``) and context switches."""
+    """/proc/stat's interrupts (the first number of ``intr``) and context switches.
+
+    Examples:
+        >>> parse_stat_system(b"cpu  1 2 3 4\\nintr 1200 7 8\\nctxt 5000\\n")
+        (1200, 5000)
+    """
+    _check_data(data)
     fields = {}
     for line in data.splitlines():
         if line[:4] in (b"intr", b"ctxt"):
@@ -130,7 +164,13 @@ def parse_stat_system(data: bytes) -> tuple[int, int]:
 
 def parse_diskstats(data: bytes) -> DeviceCounters:
     """/proc/diskstats as device -> (bytes read, bytes written); a name listed twice
-    counts as its last line."""
+    counts as its last line.
+
+    Examples:
+        >>> dict(parse_diskstats(b"   8       0 sda 1 2 30 4 5 6 70 8 9 10 11\\n"))
+        {'sda': (15360, 35840)}
+    """
+    _check_data(data)
     disks: dict[str, tuple[int, int]] = {}
     for line in data.splitlines():
         fields = line.split()
@@ -143,7 +183,14 @@ def parse_diskstats(data: bytes) -> DeviceCounters:
 
 
 def parse_net_dev(data: bytes) -> DeviceCounters:
-    """/proc/net/dev as interface -> (bytes received, bytes sent)."""
+    """/proc/net/dev as interface -> (bytes received, bytes sent).
+
+    Examples:
+        >>> header = b"Inter-|   Receive\\n face |bytes packets\\n"
+        >>> dict(parse_net_dev(header + b"  eth0: 100 1 0 0 0 0 0 0 200 1 0 0 0 0 0 0\\n"))
+        {'eth0': (100, 200)}
+    """
+    _check_data(data)
     nics: dict[str, tuple[int, int]] = {}
     for line in data.splitlines()[2:]:  # past the two header lines
         name, colon, counters = line.partition(b":")
@@ -158,7 +205,14 @@ def parse_net_dev(data: bytes) -> DeviceCounters:
 
 
 def parse_vmstat_paging(data: bytes) -> tuple[int, int]:
-    """/proc/vmstat's pages swapped in and out, in bytes."""
+    """/proc/vmstat's pages swapped in and out, in bytes.
+
+    Examples:
+        >>> swapped = parse_vmstat_paging(b"pswpin 3\\npswpout 4\\n")
+        >>> [count // os.sysconf("SC_PAGE_SIZE") for count in swapped]
+        [3, 4]
+    """
+    _check_data(data)
     values = {}
     for line in data.splitlines():
         name, _, value = line.partition(b" ")
@@ -171,7 +225,13 @@ def parse_vmstat_paging(data: bytes) -> tuple[int, int]:
 
 
 def parse_loadavg(data: bytes) -> tuple[float, float, float]:
-    """/proc/loadavg's 1, 5 and 15 minute load averages."""
+    """/proc/loadavg's 1, 5 and 15 minute load averages.
+
+    Examples:
+        >>> parse_loadavg(b"0.25 1.50 12.00 2/79 19584\\n")
+        (0.25, 1.5, 12.0)
+    """
+    _check_data(data)
     averages = data.split(None, 3)[:3]
     if len(averages) != 3:  # noqa: PLR2004 - the three averages
         msg = "no load averages in /proc/loadavg"
@@ -182,7 +242,13 @@ def parse_loadavg(data: bytes) -> tuple[float, float, float]:
 
 def parse_meminfo(data: bytes) -> tuple[int, int, int, int]:
     """Memory used, free, cached and available in bytes, as psutil and ``free`` count
-    them: cached = Cached + SReclaimable, used = MemTotal - MemAvailable."""
+    them: cached = Cached + SReclaimable, used = MemTotal - MemAvailable.
+
+    Examples:
+        >>> parse_meminfo(b"MemTotal: 8 kB\\nMemFree: 2 kB\\nCached: 3 kB\\nMemAvailable: 5 kB\\n")
+        (3072, 2048, 3072, 5120)
+    """
+    _check_data(data)
     kib = {}
     for line in data.splitlines():
         name, _, rest = line.partition(b":")
@@ -223,7 +289,11 @@ class ProcReader:
 
     def __init__(self, root: str | os.PathLike[str] = "/proc") -> None:
         self._descriptors: dict[str, int] = {}
-        self.root = os.fspath(root)
+        folder: object = os.fspath(root) if isinstance(root, str | os.PathLike) else root
+        if not isinstance(folder, str):
+            msg = f"root must be a path (a str or os.PathLike of one), got {describe(root)}"
+            raise TypeError(msg)
+        self.root = folder
         """Where the files are: ``/proc``, or a folder of captured files, for tests."""
         self._sizes: dict[str, int] = {}
         self._stat: bytes | None = None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -538,3 +539,70 @@ def test_default_readers_read_proc_on_linux_and_psutil_without_it(
     assert set(fallback) == set(GROUPS)
     assert not hasattr(fallback["cpu"], "__self__")  # psutil's functions, not a ProcReader
     assert len(fallback["mem"]()) == len(proc.mem())
+
+
+@given(
+    st.lists(st.integers(0, 2**64 - 1), min_size=4, max_size=10),
+    st.integers(0, 2**64 - 1),
+    st.integers(0, 2**64 - 1),
+    st.tuples(*[st.floats(0, 10**6, allow_nan=False).map(lambda x: round(x, 2))] * 3),
+)
+def test_the_stat_vmstat_and_loadavg_parsers_read_what_linux_writes(
+    ticks: list[int], interrupts: int, switches: int, loads: tuple[float, float, float]
+) -> None:
+    # The reference: the fields as documented in proc(5), read by hand.
+    stat = f"cpu  {' '.join(map(str, ticks))}\ncpu0 1 2 3 4\nintr {interrupts} 0 1\n"
+    stat += f"ctxt {switches}\nbtime 1\n"
+    data = stat.encode()
+    clock = os.sysconf("SC_CLK_TCK")
+    expected = [t / clock for t in ticks[:8]] + [0.0] * (8 - min(8, len(ticks)))
+    assert kernelcounters.parse_stat_cpu(data) == tuple(expected)
+    assert kernelcounters.parse_stat_system(data) == (interrupts, switches)
+    page = os.sysconf("SC_PAGE_SIZE")
+    vmstat = f"nr_free_pages 1\npswpin {interrupts}\npswpout {switches}\n".encode()
+    assert kernelcounters.parse_vmstat_paging(vmstat) == (interrupts * page, switches * page)
+    loadavg = f"{loads[0]:.2f} {loads[1]:.2f} {loads[2]:.2f} 1/99 1234\n".encode()
+    assert kernelcounters.parse_loadavg(loadavg) == loads
+
+
+@pytest.mark.parametrize(
+    "parse",
+    [
+        kernelcounters.parse_stat_cpu,
+        kernelcounters.parse_stat_system,
+        kernelcounters.parse_diskstats,
+        kernelcounters.parse_net_dev,
+        kernelcounters.parse_vmstat_paging,
+        kernelcounters.parse_loadavg,
+        kernelcounters.parse_meminfo,
+    ],
+)
+@pytest.mark.parametrize("data", [None, "0.25 1.50 12.00 2/79 19584\n", 5])
+def test_a_parser_takes_bytes_only(parse: Callable[[bytes], object], data: object) -> None:
+    # None was an AttributeError, and a str parsed as if it were the bytes
+    with pytest.raises(TypeError, match="data must be a file's bytes, got"):
+        parse(data)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({"names": "ab"}, TypeError, "names must be a tuple of str"),  # was two devices
+        ({"names": None}, TypeError, "names must be a tuple of str"),
+        ({"unit": "x"}, TypeError, "unit must be an int, got str"),  # was "xxx..."
+        ({"unit": True}, TypeError, "unit must be an int, got bool"),
+        ({"unit": -1}, ValueError, "unit must be at least 1, got -1"),  # was (-30, -70)
+    ],
+)
+def test_device_counters_refuse_what_would_give_wrong_counts(
+    kwargs: dict[str, Any], error: type[Exception], message: str
+) -> None:
+    arguments: dict[str, Any] = {"names": ("a", "b"), "first": [1, 2], "second": [3, 4]}
+    with pytest.raises(error, match=message):
+        DeviceCounters(**(arguments | kwargs))
+
+
+@pytest.mark.parametrize("root", [None, b"/proc", 5])
+def test_a_proc_reader_s_root_is_a_path(root: object) -> None:
+    with pytest.raises(TypeError, match="root must be a path"):
+        ProcReader(root)  # type: ignore[arg-type]
