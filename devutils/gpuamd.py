@@ -10,13 +10,14 @@ passes).
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import time
 from dataclasses import replace
 
 from devutils.gpuinfo import GIB, MIB, GpuInfo, GpuProcess, NoGpuFound, check_flag, gpu_process
-from devutils.messages import describe
+from devutils.messages import describe, shown
 
 __all__ = ["snapshot_amd"]
 
@@ -60,6 +61,7 @@ def snapshot_amd(
             lists the cards found and their vendors).
         TypeError: If *processes* is not a bool, *sysfs* or *procfs* not a str or a path,
             or *deadline* not a number or None.
+        ValueError: If *sysfs* or *procfs* holds a NUL character, or *deadline* is NaN.
 
     Examples:
         A tree of one card's files, as the amdgpu driver writes them:
@@ -86,6 +88,9 @@ def snapshot_amd(
     ):
         msg = f"deadline must be a time.monotonic() time or None, got {describe(deadline)}"
         raise TypeError(msg)
+    if deadline is not None and math.isnan(deadline):  # (never passed: a search without end)
+        msg = "deadline must be a time.monotonic() time or None, got nan"
+        raise ValueError(msg)
     drm = os.path.join(sysfs, "class", "drm")
     try:
         cards = sorted(
@@ -119,6 +124,9 @@ def _check_tree(name: str, value: object) -> str:
     if not isinstance(path, str):
         msg = f"{name} must be a str or a path, got {describe(value)}"
         raise TypeError(msg)
+    if "\x00" in path:
+        msg = f"{name} must be a path without a NUL character, got {shown(path)}"
+        raise ValueError(msg)
     return path
 
 

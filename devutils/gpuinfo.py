@@ -226,7 +226,8 @@ def run_tool(
         NoGpuFound: If the tool timed out, was killed by a signal or exited non-zero:
             the message says which, with the first line of its output.
         OSError: If the command cannot be started.
-        TypeError: If *command* is not a sequence of str, or *timeout* not a number.
+        TypeError: If *command* is not a sequence of str, *timeout* not a number, or
+            *hint* not a function.
         ValueError: If *command* is empty, or *timeout* not above 0 and at most a day.
 
     Examples:
@@ -250,6 +251,10 @@ def run_tool(
         msg = f"command must name the tool at least, got {shown(command)}"
         raise ValueError(msg)
     timeout = check_seconds("timeout", timeout)
+    told: object = hint
+    if told is not None and not callable(told):  # (before the tool runs)
+        msg = f"hint must be a function or None, got {describe(told)}"
+        raise TypeError(msg)
     process = None
     try:
         # A Ctrl-C inside Popen, after the tool started but before Popen returned, would
@@ -313,7 +318,7 @@ def within(seconds: float, function: Callable[[], _T], what: str) -> _T:
 
     Raises:
         NoGpuFound: If *function* did not answer within *seconds*.
-        TypeError: If *seconds* is not a number.
+        TypeError: If *seconds* is not a number, or *function* not callable.
         ValueError: If *seconds* is not above 0 and at most a day
             (`devutils.limits.check_seconds`).
 
@@ -327,6 +332,10 @@ def within(seconds: float, function: Callable[[], _T], what: str) -> _T:
         devutils.gpuinfo.NoGpuFound: a wait did not answer within 0.05 s
     """
     seconds = check_seconds("seconds", seconds)
+    given: object = function
+    if not callable(given):  # (before a thread is started, where it would fail)
+        msg = f"function must be callable, got {describe(given)}"
+        raise TypeError(msg)
     result: list[_T] = []
     error: list[BaseException] = []
 

@@ -4,6 +4,7 @@ own arguments; the backends' answers are tested through devutils.gpu in test_gpu
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import re
 import sys
@@ -314,6 +315,29 @@ def test_snapshot_amd_wants_folders_and_a_deadline(options: dict[str, Any], mess
     trees = {"sysfs": str(AMD_SYSFS), "procfs": str(AMD_PROC)}
     with pytest.raises(TypeError, match=f"^{re.escape(message)}$"):
         snapshot_amd(**(trees | options))
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"sysfs": "a\x00b"}, "sysfs must be a path without a NUL character"),  # os's error
+        ({"procfs": "\x00"}, "procfs must be a path without a NUL character"),
+        ({"deadline": math.nan}, "got nan"),  # (never passed: the search of /proc never ended)
+    ],
+)
+def test_snapshot_amd_refuses_a_nul_in_a_tree_and_a_nan_deadline(
+    options: dict[str, Any], message: str
+) -> None:
+    trees = {"sysfs": str(AMD_SYSFS), "procfs": str(AMD_PROC)}
+    with pytest.raises(ValueError, match=re.escape(message)):
+        snapshot_amd(**(trees | options))
+
+
+def test_within_and_run_tool_check_their_functions_before_they_start() -> None:
+    with pytest.raises(TypeError, match="function must be callable, got NoneType"):
+        within(1.0, None, "a call")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="hint must be a function or None, got int 5"):
+        run_tool("sh", ["sh", "-c", "exit 3"], 5.0, hint=5)  # type: ignore[arg-type]
 
 
 def test_snapshot_amd_takes_its_trees_as_paths() -> None:
