@@ -40,6 +40,13 @@ def test_months(args: list[str], expected: str, cli: Cli) -> None:
         # seven characters that are no YYYY-MM (it was "invalid literal for int()")
         (["1-01-01", "2024-01-01"], "START is not an ISO 8601 date or datetime: '1-01-01' (Inv"),
         (["\uff12\uff10\uff12\uff14-01", "2025-01"], "START is not an ISO 8601"),  # full-width
+        # what Python 3.11's fromisoformat misreads: 10:00:00.5, 01:00 naive, 12:00 naive, a
+        # separator of any character, a fraction's seventh digit dropped
+        (["2024-01-31T10.5", "2024-02-29T10:15"], "START is not an ISO 8601 date or datetime"),
+        (["2024-01-15+01:00", "2024-06-01"], "START is not an ISO 8601 date or datetime"),
+        (["2024-01-31-12:00", "2024-02-29T06:00"], "START is not an ISO 8601 date or datetime"),
+        (["2024-01-15", "2024-06-01x10:00"], "END is not an ISO 8601 date or datetime"),
+        (["2024-01-31T10:00:00.0000005", "2024-02-29"], "START is not an ISO 8601"),
         (
             ["2024-03-01", "2024-01-01"],
             "END is before START, got START '2024-03-01', END '2024-01-01'",
@@ -69,3 +76,20 @@ def test_a_list_past_year_9999_names_start_and_end_as_typed(cli: Cli) -> None:
         f"devutils months: error: the months from START {start!r} to END {end!r} reach "
         "outside years 1..9999 on START's wall clock\n"
     )
+
+
+@pytest.mark.parametrize(
+    "start",
+    [
+        "2024-01-31T10:15",
+        "2024-01-31 10:15:00",
+        "20240131T1015",
+        "2024-01-31T10:15:00,000000",
+        "2024-W05-3T10:15",  # (Wednesday of week 5: 31 January)
+        "2024-01-31T10",
+    ],
+)
+def test_every_iso_spelling_of_a_datetime_is_taken(start: str, cli: Cli) -> None:
+    result = cli(["months", "--elapsed", start, "2024-02-29T09:59"])
+    assert (result.status, result.text) == (0, "0\n")  # (before ten on the 29th: not a month)
+    assert cli(["months", "--elapsed", start, "2024-03-31T10:15"]).text == "2\n"

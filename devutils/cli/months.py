@@ -35,6 +35,14 @@ def register(subparsers: Any) -> None:
 
 _MONTH = re.compile("[0-9]{4}-[0-9]{2}")
 """A month, ``YYYY-MM``, in ASCII digits (as `date.fromisoformat` takes them)."""
+_DATETIME = re.compile(
+    r"[^T ]+[T ][0-9]{2}(:?[0-9]{2}(:?[0-9]{2}([.,][0-9]{1,6})?)?)?"
+    r"(Z|[+-][0-9]{2}(:?[0-9]{2}(:?[0-9]{2}([.,][0-9]{1,6})?)?)?)?"
+)
+"""A date, ``T`` or a space, a time and an offset, as ISO 8601 writes them: what Python
+3.11's `datetime.fromisoformat` also takes otherwise, it misreads (``T10.5`` as half a
+second past ten, not 10:30; ``2024-01-15+01:00`` as one in the morning; a seventh digit
+of a fraction dropped)."""
 
 
 def parse_iso(name: str, text: str) -> date:
@@ -49,6 +57,9 @@ def parse_iso(name: str, text: str) -> date:
             return date(int(text[:4]), int(text[5:]), 1)
         if len(text) <= len("YYYY-MM-DD") and "T" not in text and " " not in text:
             return date.fromisoformat(text)
+        if not _DATETIME.fullmatch(text):
+            msg = "a time follows the date after T or a space: HH, HH:MM or HH:MM:SS.ffffff"
+            raise ValueError(msg)
         return datetime.fromisoformat(text)
     except ValueError as exc:
         msg = f"{name} is not an ISO 8601 date or datetime: {text!r} ({exc})"
