@@ -275,3 +275,28 @@ def test_no_rounding_hint_where_no_target_has_a_split(cli: Cli) -> None:
     assert result.status == 2
     assert "--rounding" not in result.err
     assert "and no target does (all are over 2**63 - 1)" in result.err
+
+
+def test_whole_epochs_are_counted_exactly_past_2_53_steps(cli: Cli) -> None:
+    # --epochs was always a float: 3 x 9007199254740993 steps gave ...976, below 3 epochs
+    args = ["batch", "--target", "1", "--max-per-device", "1", "--samples", str(2**53 + 1)]
+    assert f"total steps: {2**53 + 1} (1 epoch)" in cli(args).text.splitlines()
+    hf = json.loads(cli([*args, "--epochs", "3", "--format", "hf"]).text)
+    assert hf["max_steps"] == 3 * (2**53 + 1)
+
+
+@pytest.mark.parametrize(
+    ("flag", "text"),
+    [
+        (flag, text)
+        for flag in ("--max-per-device", "--samples", "--epochs", "--warmup")
+        for text in ("\u0661\u0662", "\U0001d7e0", "1_000", " 5 ", "+5", "1e3")
+        if (flag, text) != ("--epochs", "1e3")  # (1000 epochs, as a number is written)
+    ],
+)
+def test_numbers_are_ascii_digits_as_typed(cli: Cli, flag: str, text: str) -> None:
+    # int() and float() took Arabic-Indic and mathematical digits, "_", spaces and "+"
+    args = ["batch", "--target", "64", "--max-per-device", "8", "--samples", "1000"]
+    result = cli([*args, flag, text])
+    assert result.status == 2
+    assert f"argument {flag}: must be" in result.err

@@ -15,7 +15,7 @@ from devutils.batch import (
     tokens_per_step,
     training_schedule,
 )
-from devutils.cli.common import CliError, positive_float, positive_int
+from devutils.cli.common import CliError, positive_float, positive_int, typed_float, typed_int
 
 _FLAGS = {
     "target": "--target",
@@ -91,24 +91,20 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(handler=run)
 
 
-def _epochs(text: str) -> float:
-    """An argparse type: a finite number of epochs > 0."""
-    return positive_float(text, "epochs")
+def _epochs(text: str) -> int | float:
+    """An argparse type: a finite number of epochs > 0; a whole number as an int, which
+    `training_schedule` multiplies exactly (a float product rounds past 2**53 steps)."""
+    whole = typed_int(text)
+    return whole if whole else positive_float(text, "epochs")
 
 
 def _warmup(text: str) -> int | float:
     """An argparse type: a step count (an int >= 0) or a ratio (a number in [0, 1))."""
-    try:
-        count = int(text)
-    except ValueError:
-        count = -1
-    if count >= 0:
+    count = typed_int(text)
+    if count is not None:
         return count
-    try:
-        ratio = float(text)
-    except ValueError:
-        ratio = -1.0
-    if 0 <= ratio < 1:
+    ratio = typed_float(text)
+    if ratio is not None and ratio < 1:
         return ratio
     msg = f"must be a ratio in [0, 1) or a step count >= 0, got {text!r}"
     raise argparse.ArgumentTypeError(msg)
@@ -215,7 +211,7 @@ def _schedule(args: argparse.Namespace, plan: BatchPlan) -> TrainingSchedule | N
         plan.per_device,
         plan.accumulation,
         plan.devices,
-        epochs=1.0 if args.epochs is None and args.max_steps is None else args.epochs,
+        epochs=1 if args.epochs is None and args.max_steps is None else args.epochs,
         max_steps=args.max_steps,
         warmup=0 if args.warmup is None else args.warmup,
         drop_last=args.drop_last,
@@ -296,7 +292,8 @@ def _print(
             print(f"tokens per step: {tokens}")
         return
     print(f"steps per epoch: {schedule.steps_per_epoch}")
-    print(f"total steps: {schedule.total_steps} ({schedule.epochs:g} epochs)")
+    epochs = "1 epoch" if schedule.epochs == 1 else f"{schedule.epochs:g} epochs"
+    print(f"total steps: {schedule.total_steps} ({epochs})")
     print(f"warmup steps: {schedule.warmup_steps}")
     print(f"samples per step: {schedule.samples_per_step}")
     if schedule.tokens_per_step is not None:

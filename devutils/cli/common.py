@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from collections.abc import Callable
 
@@ -32,6 +33,8 @@ __all__ = [
     "positive_float",
     "positive_int",
     "positive_seconds",
+    "typed_float",
+    "typed_int",
 ]
 
 Handler = Callable[[argparse.Namespace], int]
@@ -96,12 +99,25 @@ class Parser(argparse.ArgumentParser):
             (file or sys.stderr).write(message)
 
 
+_INTEGER = re.compile("[0-9]+")
+_DECIMAL = re.compile(r"(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
+def typed_int(text: str) -> int | None:
+    """*text* as an int where it is one in ASCII digits, else None: int() also takes
+    other scripts' digits (``"١٢"``), ``"1_000"``, ``" 5 "`` and ``"+5"``."""
+    return int(text) if _INTEGER.fullmatch(text) else None
+
+
+def typed_float(text: str) -> float | None:
+    """*text* as a float where it is a decimal number in ASCII digits (``1``, ``0.5``,
+    ``.5``, ``1e3``), else None: float() also takes what int() does, and ``"inf"``."""
+    return float(text) if _DECIMAL.fullmatch(text) else None
+
+
 def positive_int(text: str) -> int:
-    """An argparse type: an int from 1 to `MAX_INT`."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
+    """An argparse type: an int from 1 to `MAX_INT`, in ASCII digits."""
+    value = typed_int(text) or 0
     if not 1 <= value <= MAX_INT:
         msg = f"must be a positive integer (at most 2**63 - 1), got {text!r}"
         raise argparse.ArgumentTypeError(msg)
@@ -109,12 +125,9 @@ def positive_int(text: str) -> int:
 
 
 def positive_float(text: str, unit: str = "seconds") -> float:
-    """An argparse type: a finite number > 0 (of *unit*, for the message)."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not 0 < value < float("inf"):
+    """An argparse type: a finite number > 0 (of *unit*, for the message), in ASCII digits."""
+    value = typed_float(text)
+    if value is None or not 0 < value < float("inf"):
         msg = f"must be a positive number of {unit}, got {text!r}"
         raise argparse.ArgumentTypeError(msg)
     return value

@@ -4,12 +4,11 @@ replacer they describe."""
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 from collections.abc import Sequence
 from typing import Any, Final
 
-from devutils.cli.common import CliError, positive_int
+from devutils.cli.common import CliError, positive_int, typed_int
 from devutils.cli.replace.maps import load_map
 from devutils.cli.replace.work import shown as named
 from devutils.messages import shown
@@ -142,10 +141,7 @@ class _Hint(argparse.Action):
 
 def _jobs(text: str) -> int:
     """An argparse type: 1 to `MAX_JOBS` worker processes."""
-    try:
-        jobs = int(text)
-    except ValueError:
-        jobs = 0
+    jobs = typed_int(text) or 0
     if jobs < 1:
         msg = f"must be a whole number from 1 to {MAX_JOBS}, got {text!r}"
         raise argparse.ArgumentTypeError(msg)
@@ -211,10 +207,9 @@ def _looks_like_a_suffix(word: str) -> bool:
 
 def _chunk_size(text: str) -> int:
     """An argparse type: 1 to `MAX_CHUNK` bytes."""
-    with contextlib.suppress(ValueError):
-        if int(text) > MAX_CHUNK:  # (past MAX_INT too: the limit is this one)
-            msg = f"must be at most {MAX_CHUNK} (1 GiB), got {text!r}"
-            raise argparse.ArgumentTypeError(msg)
+    if (typed_int(text) or 0) > MAX_CHUNK:  # (past MAX_INT too: the limit is this one)
+        msg = f"must be at most {MAX_CHUNK} (1 GiB), got {text!r}"
+        raise argparse.ArgumentTypeError(msg)
     return positive_int(text)
 
 
