@@ -85,16 +85,30 @@ def _check_date(name: str, value: object) -> date:
 
 class DateRangeError(ValueError, OverflowError):
     """A result outside years 1..9999: a ValueError, and an OverflowError as Python's own
-    date arithmetic raises.
+    date arithmetic raises. ``function`` names the function that could not give it, and
+    ``arguments`` holds what it was given.
 
     Examples:
         >>> add_months(date(9999, 12, 1), 1)
         Traceback (most recent call last):
         ...
         devutils.dates.DateRangeError: add_months(...) is outside years 1..9999 (year 10000)
+        >>> try:
+        ...     add_months(date(9999, 12, 1), 1)
+        ... except DateRangeError as error:
+        ...     print(error.function, error.arguments)
+        add_months (datetime.date(9999, 12, 1), 1)
         >>> issubclass(DateRangeError, ValueError), issubclass(DateRangeError, OverflowError)
         (True, True)
     """
+
+    def __init__(self, message: str, function: str, arguments: tuple[object, ...]) -> None:
+        super().__init__(message)
+        self.function = function
+        self.arguments = arguments
+
+    def __reduce__(self) -> tuple[type[DateRangeError], tuple[str, str, tuple[object, ...]]]:
+        return type(self), (str(self), self.function, self.arguments)
 
 
 class DateOrderError(ValueError):
@@ -113,6 +127,9 @@ class DateOrderError(ValueError):
         super().__init__(f"end must not be before start, got start={start!r}, end={end!r}")
         self.start = start
         self.end = end
+
+    def __reduce__(self) -> tuple[type[DateOrderError], tuple[object, object]]:
+        return type(self), (self.start, self.end)  # (across processes too)
 
 
 class MixedDatesError(TypeError):
@@ -134,6 +151,9 @@ class MixedDatesError(TypeError):
         self.start = start
         self.end = end
         self.kinds = kinds
+
+    def __reduce__(self) -> tuple[type[MixedDatesError], tuple[object, object, tuple[str, str]]]:
+        return type(self), (self.start, self.end, self.kinds)
 
 
 _NS = 1000  # nanoseconds in a microsecond
@@ -505,13 +525,13 @@ def add_months(d: Any, n: Any) -> Any:
     year, month0 = divmod(total, _MONTHS)
     if not MINYEAR <= year <= MAXYEAR:
         msg = f"add_months({d!r}, {shown(n)}) is outside years 1..9999 (year {shown(year)})"
-        raise DateRangeError(msg)
+        raise DateRangeError(msg, "add_months", (d, n))
     month = month0 + 1
     try:
         return _replace(d, year=year, month=month, day=min(d.day, _days_in_month(year, month)))
     except ValueError as exc:  # a narrower type's range: a nanosecond Timestamp's, 1677..2262
         msg = f"add_months({d!r}, {shown(n)}) is outside what {type(d).__name__} holds: {exc}"
-        raise DateRangeError(msg) from None
+        raise DateRangeError(msg, "add_months", (d, n)) from None
 
 
 def iter_months(start: date, end: date) -> Iterator[date]:
@@ -540,7 +560,7 @@ def iter_months(start: date, end: date) -> Iterator[date]:
             f"iter_months({start!r}, {end!r}) reaches outside years 1..9999 on the "
             "start's wall clock"
         )
-        raise DateRangeError(msg)
+        raise DateRangeError(msg, "iter_months", (start, end))
     return _months_from(first.year, first.month, count)
 
 
@@ -672,7 +692,7 @@ def _on_day(function: str, d: datetime, day: int, *, last: bool) -> Any:
         return moved.as_unit(unit)  # (replace may refine it)
     except ValueError as exc:  # a nanosecond Timestamp's range, 1677-09-21..2262-04-11
         msg = f"{function}({d!r}) is outside what {type(d).__name__} holds: {exc}"
-        raise DateRangeError(msg) from None
+        raise DateRangeError(msg, function, (d,)) from None
 
 
 def _by_rows(function: Callable[..., Any], *args: Any) -> Any:
@@ -681,4 +701,4 @@ def _by_rows(function: Callable[..., Any], *args: Any) -> Any:
     try:
         return function(*args)
     except OverflowError as exc:
-        raise DateRangeError(str(exc)) from None
+        raise DateRangeError(str(exc), function.__name__, args) from None

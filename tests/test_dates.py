@@ -847,3 +847,36 @@ def test_an_int_past_4300_digits_is_named_not_a_repr_error(
         call()
     assert "digits" in str(caught.value)
     assert "integer string conversion" not in str(caught.value)
+
+
+@given(st.dates(), st.dates(), st.integers(-200_000, 200_000))
+def test_the_errors_carry_their_arguments_and_cross_processes(
+    first: date, second: date, n: int
+) -> None:
+    # Across processes (a ProcessPoolExecutor hands errors back pickled), DateOrderError
+    # and MixedDatesError could not be rebuilt: "missing 1 required positional argument".
+    import pickle
+
+    from devutils.dates import DateOrderError, MixedDatesError
+
+    start, end = min(first, second), max(first, second)
+    assume(start != end)
+    with pytest.raises(DateOrderError) as order:
+        count_months(end, start)
+    assert (order.value.start, order.value.end) == (end, start)
+    with pytest.raises(MixedDatesError) as mixed:
+        count_months(start, datetime(end.year, end.month, end.day, tzinfo=UTC))
+    assert mixed.value.kinds == ("a date", "an aware datetime")
+    errors: list[Exception] = [order.value, mixed.value]
+    if not 1 <= (start.year * 12 + start.month - 1 + n) // 12 <= 9999:
+        with pytest.raises(DateRangeError) as outside:
+            add_months(start, n)
+        assert (outside.value.function, outside.value.arguments) == ("add_months", (start, n))
+        errors.append(outside.value)
+    for error in errors:
+        again = pickle.loads(pickle.dumps(error))
+        assert (type(again), str(again), again.__dict__) == (
+            type(error),
+            str(error),
+            error.__dict__,
+        )
