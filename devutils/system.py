@@ -48,6 +48,7 @@ __all__ = [
 
 class SamplingWarning(UserWarning):
     """A group of counters could not be read; its fields are None and it is in ``missing``.
+    ``group`` names it and ``reason`` says why.
 
     Each `Sampler` warns once per group, the first time it fails.
 
@@ -60,7 +61,17 @@ class SamplingWarning(UserWarning):
         ...     load = Sampler(readers={"load": unreadable}).snapshot().load
         >>> load, [str(w.message) for w in caught if "load" in str(w.message)]
         (None, ['cannot read load counters (no loadavg here); reporting them as missing'])
+        >>> [(w.message.group, w.message.reason) for w in caught if "load" in str(w.message)]
+        [('load', 'no loadavg here')]
     """
+
+    def __init__(self, group: str, reason: str) -> None:
+        super().__init__(f"cannot read {group} counters ({reason}); reporting them as missing")
+        self.group = group
+        self.reason = reason
+
+    def __reduce__(self) -> tuple[type[SamplingWarning], tuple[str, str]]:
+        return type(self), (self.group, self.reason)
 
 
 # -- rates --------------------------------------------------------------------------------
@@ -193,8 +204,7 @@ class Sampler:
         for group, reason in self._counters.errors.items():
             if group not in self._warned:
                 self._warned.add(group)
-                message = f"cannot read {group} counters ({reason}); reporting them as missing"
-                warnings.warn(message, SamplingWarning, stacklevel=3)
+                warnings.warn(SamplingWarning(group, reason), stacklevel=3)
 
 
 def sample(interval: float = 1.0, *, mem: bool = False) -> Sample:
