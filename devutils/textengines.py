@@ -247,12 +247,14 @@ class Pattern:
 
     def applies(self, text: str, start: int, stop: int) -> bool:
         """Whether this is the engine for ``text[start:stop]``."""
+        _check_piece(text, start, stop)
         if self.shorter_than is not None:
             return stop - start < self.shorter_than
         return not self.whole_words or self.by_regex or _stdlib_words_agree(text, start, stop)
 
     def find(self, text: str, start: int, stop: int) -> list[Found]:
         """The matches in the positions of ``text[start:stop]`` (see the class)."""
+        _check_piece(text, start, stop)
         index, found = self.index, self.pattern.finditer(text, start, stop)
         if not start:
             return [(index[match[0]], *match.span()) for match in found]
@@ -356,6 +358,11 @@ def folding_positions(text: str, start: int, stop: int, most: int) -> list[int] 
         >>> folding_positions(text, 5, 14, 5)  # in the text's positions, not the piece's
         [13]
     """
+    _check_piece(text, start, stop)
+    if isinstance(most, bool) or not isinstance(most, int) or most < 0:
+        kind = ValueError if isinstance(most, int) and not isinstance(most, bool) else TypeError
+        msg = f"most must be an int of at least 0, got {describe(most)}"
+        raise kind(msg)
     return _foldings().positions(text, start, stop, most)
 
 
@@ -437,6 +444,8 @@ def unmark(marked: str) -> str:
         >>> unmark("\\x02ab\\x03 \\x02c\\x03")  # "ab c", marked for whole words
         'ab c'
     """
+    if type(marked) is not str:
+        _check_marked(marked, 0, "end")
     return marked.replace(_START, "").replace(_END, "")
 
 
@@ -448,6 +457,8 @@ def unmarked_length(marked: str, end: int) -> int:
         >>> unmarked_length(marked, 4), unmarked_length(marked, len(marked))
         (2, 4)
     """
+    if not (type(marked) is str and type(end) is int and 0 <= end <= len(marked)):
+        _check_marked(marked, end, "end")
     return end - marked.count(_START, 0, end) - marked.count(_END, 0, end)
 
 
@@ -462,14 +473,59 @@ def marked_cut(marked: str, tail: int) -> int:
         >>> marked[:cut], unmarked_length(marked, cut)
         ('\\x02ab\\x03 ', 3)
     """
+    if not (type(marked) is str and type(tail) is int and 0 <= tail <= len(marked)):
+        _check_marked(marked, tail, "tail")
     position = len(marked)
     while tail:
+        if not position:
+            msg = f"tail must be at most the length of marked's text, got {tail} more"
+            raise ValueError(msg)
         position -= 1
         if marked[position] not in _MARKERS:
             tail -= 1
     while position and marked[position - 1] in _MARKERS:
         position -= 1
     return position
+
+
+def _check_marked(marked: object, number: object, name: str) -> None:
+    """Refuse a *marked* piece that is no str, or a position *number* (the argument
+    *name*) that is no int in ``0..len(marked)``."""
+    if not isinstance(marked, str):
+        msg = f"marked must be a str, got {describe(marked)}"
+        raise TypeError(msg)
+    if isinstance(number, bool) or not isinstance(number, int):
+        msg = f"{name} must be an int, got {describe(number)}"
+        raise TypeError(msg)
+    if 0 <= number <= len(marked):
+        return
+    msg = f"{name} must be in 0..len(marked) ({len(marked)}), got {shown(number)}"
+    raise ValueError(msg)
+
+
+def _check_piece(text: object, start: object, stop: object) -> None:
+    """Refuse what names no piece ``text[start:stop]`` of a str: a TypeError naming the
+    argument that is no str or no int, a ValueError unless ``0 <= start <= stop <=
+    len(text)``. The engines take a piece's ends as they are (a negative one would count
+    from the end, as a slice does)."""
+    if type(text) is str and type(start) is type(stop) is int and 0 <= start <= stop <= len(text):
+        return
+    if not isinstance(text, str):
+        msg = f"text must be a str, got {describe(text)}"
+        raise TypeError(msg)
+    if isinstance(start, bool) or not isinstance(start, int):
+        msg = f"start must be an int, got {describe(start)}"
+        raise TypeError(msg)
+    if isinstance(stop, bool) or not isinstance(stop, int):
+        msg = f"stop must be an int, got {describe(stop)}"
+        raise TypeError(msg)
+    if 0 <= start <= stop <= len(text):  # (a str subclass)
+        return
+    msg = (
+        f"start and stop must be 0 <= start <= stop <= len(text) ({len(text)}), "
+        f"got {shown(start)} and {shown(stop)}"
+    )
+    raise ValueError(msg)
 
 
 # -- the automaton engine ------------------------------------------------------------------
@@ -525,6 +581,7 @@ class Automaton:
                 `devutils.textsearch.Search` searches it a piece at a time).
             OverlappingOnly: If only `Overlapping` can answer.
         """
+        _check_piece(text, start, stop)
 
         def find(text: str, start: int, stop: int) -> list[Found]:
             piece, found = self._search(text, start, stop)
@@ -542,6 +599,7 @@ class Automaton:
                 key with more spellings than `_SPELLINGS_MAX`, a character outside
                 `_Foldings`' blocks that folds to several).
         """
+        _check_piece(text, start, stop)
 
         def find(text: str, start: int, stop: int) -> list[Found]:
             piece = self._marked(_piece(text, start, stop), text, start)
@@ -562,6 +620,7 @@ class Automaton:
         Replacing in the marked piece and then removing its markers costs less than the
         Python step per match that puts the matches in the text's positions
         (`_unmarked`)."""
+        _check_piece(text, start, stop)
         try:
             return self._search(text, start, stop)
         except (OverlappingOnly, FoldsLonger, UnicodeEncodeError):
@@ -682,7 +741,7 @@ class Overlapping:
 
     Examples:
         >>> overlapping = Overlapping(["a\\x02b", "ab"], whole_words=False, ignore_case=False)
-        >>> overlapping.find("ab a\\x02b", 0, 7)  # a key with a marker in it
+        >>> overlapping.find("ab a\\x02b", 0, 6)  # a key with a marker in it
         [(1, 0, 2), (0, 3, 6)]
     """
 
@@ -700,6 +759,7 @@ class Overlapping:
     def find(self, text: str, start: int, stop: int) -> list[Found]:
         """The matches in the positions of ``text[start:stop]``, ``(key_index, start,
         end)``, left to right (the pieces between lone surrogates searched one by one)."""
+        _check_piece(text, start, stop)
         return _by_segments(functools.partial(self._find, self.automaton), text, start, stop)
 
     def _find(

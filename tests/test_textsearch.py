@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
+from typing import Any
 from unittest import mock
 
 import ahocorasick_rs
@@ -498,3 +499,74 @@ def test_a_marked_text_gives_back_its_text_its_lengths_and_its_cuts(
             if len(unmark(marked[:position])) == len(text) - tail
         )
         assert marked_cut(marked, tail) == first
+
+
+ENGINE_FINDS: list[tuple[str, Callable[[Any, Any, Any], object]]] = [
+    ("Pattern.find", Pattern(["cat"], whole_words=False).find),
+    ("Pattern.applies", Pattern(["cat"], whole_words=True).applies),
+    ("Automaton.find", Automaton(["cat"], whole_words=False, ignore_case=True).find),
+    ("find_spelled", Automaton(["cat"], whole_words=False, ignore_case=True).find_spelled),
+    ("find_marked", Automaton(["cat"], whole_words=True, ignore_case=False).find_marked),
+    ("Overlapping.find", Overlapping(["cat"], whole_words=False, ignore_case=False).find),
+    ("folding_positions", lambda text, start, stop: folding_positions(text, start, stop, 5)),
+]
+
+
+@pytest.mark.parametrize(("name", "find"), ENGINE_FINDS)
+@pytest.mark.parametrize(
+    ("text", "start", "stop", "error", "message"),
+    [
+        ("a cat", -1, 5, ValueError, "start and stop must be 0 <= start <= stop <= len"),
+        ("a cat", 0, 6, ValueError, r"len\(text\) \(5\), got 0 and 6"),
+        ("a cat", 3, 2, ValueError, "got 3 and 2"),
+        ("a cat", 10**30, 5, ValueError, "got 1000000000000000000000000000000 and 5"),
+        (None, 0, 5, TypeError, "text must be a str, got NoneType None"),
+        (b"a cat", 0, 5, TypeError, "text must be a str, got bytes"),
+        ("a cat", 0.0, 5, TypeError, "start must be an int, got float 0.0"),
+        ("a cat", 0, True, TypeError, "stop must be an int, got bool True"),
+    ],
+)
+def test_an_engine_refuses_what_names_no_piece_of_a_text(
+    name: str,
+    find: Callable[[Any, Any, Any], object],
+    text: object,
+    start: object,
+    stop: object,
+    error: type[Exception],
+    message: str,
+) -> None:
+    # start -1 was read as a slice reads it (a wrong span, or nothing), 10**30 an
+    # OverflowError, None an AttributeError or True (Pattern.applies)
+    with pytest.raises(error, match=message):
+        find(text, start, stop)
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "message"),
+    [
+        (lambda: marked_cut("ab", 5), ValueError, r"tail must be in 0..len\(marked\) \(2\)"),
+        (lambda: marked_cut("\x02ab\x03\x02", 3), ValueError, "at most the length of marked's"),
+        (lambda: marked_cut("ab", 0.5), TypeError, "tail must be an int, got float"),  # type: ignore[arg-type]
+        (lambda: unmarked_length("abc", -1), ValueError, "end must be in 0..len"),  # was -1
+        (lambda: unmark(None), TypeError, "marked must be a str, got NoneType"),  # type: ignore[arg-type]
+        (lambda: folding_positions("Straße", 0, 6, "x"), TypeError, "most must be an int"),  # type: ignore[arg-type]
+        (lambda: folding_positions("Straße", 0, 6, -1), ValueError, "most must be an int"),
+    ],
+)
+def test_the_marked_piece_helpers_refuse_bad_positions(
+    call: Callable[[], object], error: type[Exception], message: str
+) -> None:
+    with pytest.raises(error, match=message):
+        call()
+
+
+@given(st.text(alphabet="ab\x02\x03 ", max_size=12), st.data())
+def test_marked_cut_and_unmarked_length_agree_with_the_unmarked_text(
+    marked: str, data: st.DataObject
+) -> None:
+    # The reference: the text without its markers, counted by hand.
+    text = unmark(marked)
+    end = data.draw(st.integers(0, len(marked)))
+    assert unmarked_length(marked, end) == len(unmark(marked[:end]))
+    tail = data.draw(st.integers(0, len(text)))
+    assert unmarked_length(marked, marked_cut(marked, tail)) == len(text) - tail
