@@ -399,6 +399,16 @@ class AtomicRewrite:
 
         Raises:
             ValueError: Outside the ``with`` block, or after a commit.
+
+        Examples:
+            >>> import pathlib, tempfile
+            >>> path = pathlib.Path(tempfile.mkdtemp()) / "a.txt"
+            >>> _ = path.write_bytes(b"old")
+            >>> with AtomicRewrite(path) as rewrite:
+            ...     _ = rewrite.target.write(b"new")
+            ...     rewrite.commit()
+            >>> path.read_bytes()
+            b'new'
         """
         if self.temporary is None:
             msg = "commit() needs the rewrite open: inside its with block, once"

@@ -316,12 +316,24 @@ class BatchPlan:
 
     @property
     def effective(self) -> int:
-        """per_device x accumulation x devices."""
+        """per_device x accumulation x devices.
+
+        Examples:
+            >>> plan = plan_batch(97, 8, min_per_device=2, rounding="nearest")
+            >>> plan.target, plan.effective
+            (97, 96)
+        """
         return self.per_device * self.accumulation * self.devices
 
     @property
     def memory_utilization(self) -> float:
-        """per_device / max_per_device: how much of the memory budget a micro-batch uses."""
+        """per_device / max_per_device: how much of the memory budget a micro-batch uses.
+
+        Examples:
+            >>> plan = plan_batch(64, 5)
+            >>> str(plan), plan.memory_utilization
+            ('4 x 16 x 1 = 64', 0.8)
+        """
         return self.per_device / self.max_per_device
 
     def __str__(self) -> str:

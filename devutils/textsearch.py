@@ -153,7 +153,14 @@ class Search:
         """The leftmost-longest ``(start, end, key_index)`` of ``text[pos:]``, left to right,
         in the text's positions; the characters before *pos* are context, as in
         `re.Pattern.finditer`. *text* is a str and *pos* in ``0..len(text)``
-        (`devutils.text.Replacer.iter_matches` checks both)."""
+        (`devutils.text.Replacer.iter_matches` checks both).
+
+        Examples:
+            >>> list(Search(["ab", "b"]).finditer("abb"))
+            [(0, 2, 0), (2, 3, 1)]
+            >>> list(Search(["strasse"], ignore_case=True).finditer("Straße und STRASSE"))
+            [(0, 6, 0), (11, 18, 0)]
+        """
         if type(text) is not str or type(pos) is not int or not 0 <= pos <= len(text):
             _check_text_and_pos(text, pos)
         windows = self._windows(text, pos, replacing=False)
@@ -165,6 +172,14 @@ class Search:
 
         Raises:
             TypeError: If this search was built without *replacements*.
+
+        Examples:
+            >>> Search(["a", "b"], replacements=["b", "a"]).subn("abc")
+            ('bac', 2)
+            >>> Search(["a"]).subn("abc")
+            Traceback (most recent call last):
+            ...
+            TypeError: subn needs a Search built with replacements
         """
         if self._plain is None and self._render is None:
             msg = "subn needs a Search built with replacements"

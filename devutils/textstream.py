@@ -49,12 +49,24 @@ class Matcher(Protocol):
 
     @property
     def max_match_length(self) -> int:
-        """The most characters of text one match can cover."""
+        """The most characters of text one match can cover.
+
+        Examples:
+            >>> from devutils.text import Replacer
+            >>> Replacer({"new": "old", "new york": "NYC"}).max_match_length
+            8
+        """
         ...
 
     def iter_matches(self, text: str, pos: int = 0) -> Iterator[tuple[int, int, str]]:
         """``(start, end, replacement)`` of each match in ``text[pos:]``, left to right,
-        the characters before *pos* being context only."""
+        the characters before *pos* being context only.
+
+        Examples:
+            >>> from devutils.text import Replacer
+            >>> list(Replacer({"ab": "X"}).iter_matches("ab ab", 1))
+            [(3, 5, 'X')]
+        """
         ...
 
     # Optional: ``spans_lines``, False where no match can hold a "\n" (see StreamReplacer).
@@ -193,7 +205,14 @@ class StreamReplacer:
         """Whether a replacement differed from the text it replaced."""
 
     def feed(self, text: str) -> str:
-        """Add *text*; return the output that is now final."""
+        """Add *text*; return the output that is now final.
+
+        Examples:
+            >>> from devutils.text import Replacer
+            >>> stream = StreamReplacer(Replacer({"cat": "dog"}))
+            >>> stream.feed("a ca"), stream.feed("t and a cat sat")  # (the rest is kept back)
+            ('', 'a dog and a dog')
+        """
         given: object = text
         if not isinstance(given, str):
             msg = f"text must be str, got {describe(given)}"
@@ -205,7 +224,18 @@ class StreamReplacer:
         return self._replace(final=False)
 
     def finish(self) -> str:
-        """Return the rest of the output."""
+        """Return the rest of the output.
+
+        Examples:
+            >>> from devutils.text import Replacer
+            >>> stream = StreamReplacer(Replacer({"cat": "dog"}))
+            >>> stream.feed("a cat"), stream.finish()
+            ('', 'a dog')
+            >>> stream.finish()
+            Traceback (most recent call last):
+            ...
+            ValueError: finish() after finish(): the stream's output is complete
+        """
         self._check_open("finish")
         self._finished = True
         return self._replace(final=True)
