@@ -14,6 +14,7 @@ import contextlib
 import functools
 import os
 from collections.abc import Iterator
+from typing import Any
 
 __all__ = ["STOPPING", "deferred", "held", "stopping"]
 
@@ -134,7 +135,23 @@ def deferred() -> Iterator[None]:
                 signal.signal(signum, lambda number, _frame: noted.append(number))
         yield
     finally:
-        for signum, handler in replaced.items():
-            signal.signal(signum, handler)
+        _put_back(replaced)
         for signum in dict.fromkeys(noted):
             signal.raise_signal(signum)
+
+
+def _put_back(handlers: dict[int, Any]) -> None:
+    """Give each signal of *handlers* its handler back, every one of them even where one
+    given back runs at once and raises (another thread took its signal as the block
+    ended): then that exception is raised after."""
+    import signal
+
+    error: BaseException | None = None
+    for signum, handler in handlers.items():
+        try:
+            signal.signal(signum, handler)
+        except BaseException as exc:  # (raised below, once all are back)
+            error = exc
+            signal.signal(signum, handler)  # (the exception may have come before it)
+    if error is not None:
+        raise error
