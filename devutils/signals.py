@@ -59,7 +59,9 @@ def held() -> Iterator[None]:
     A signal is blocked in this thread only, so where the process runs other threads (a
     thread pool's, a library's), one sent to the process may reach one of them, and
     Python would still run its handler in the main thread at once: there the handlers
-    are `deferred` too. A signal whose default action ends the process ends it even so.
+    are `deferred` too, and such a signal is delivered at the block's end or, where that
+    thread is still passing it on, just after. A signal whose default action ends the
+    process ends it even so.
 
     Examples:
         >>> import signal
