@@ -9,6 +9,7 @@ import math
 import pickle
 import re
 from collections.abc import Callable
+from fractions import Fraction
 from typing import Any
 
 import pytest
@@ -1011,3 +1012,59 @@ def test_whole_epochs_are_whole_multiples_of_an_epoch(n: int, per: int, epochs: 
             training_schedule(n, per, epochs=epochs)
         return
     assert training_schedule(n, per, epochs=epochs).total_steps == epochs * per_epoch
+
+
+@given(
+    per_device=st.integers(1, 2**20),
+    accumulation=st.integers(1, 2**20),
+    devices=st.integers(1, 1024),
+    headroom=st.integers(-4, 4) | st.integers(0, 2**20),  # (below 0: a plan that does not fit)
+    target=st.none() | st.integers(1, 2**52),
+    exact=st.none() | st.booleans(),
+)
+def test_a_batch_plan_built_directly_exports_its_own_sizes(
+    per_device: int,
+    accumulation: int,
+    devices: int,
+    headroom: int,
+    target: int | None,
+    exact: bool | None,
+) -> None:
+    # A plan read back from a config (not from plan_batch): kept only if it fits and says
+    # rightly whether it is exact; then its memory use is the fraction per / max, and
+    # transformers, given the launcher's world size, trains on exactly its effective batch
+    # (total_train_batch_size = per_device_train_batch_size x gradient_accumulation_steps
+    # x world_size). (None: the target is the effective batch, exact the right flag.)
+    max_per_device = max(1, per_device + headroom)
+    effective = per_device * accumulation * devices
+    target = effective if target is None else target
+    exact = effective == target if exact is None else exact
+    fields = (target, per_device, accumulation, devices, max_per_device, exact)
+    if per_device > max_per_device or exact != (effective == target):
+        with pytest.raises(BatchError) as caught:
+            BatchPlan(*fields)
+        refused = ("per_device", per_device) if per_device > max_per_device else ("exact", exact)
+        assert (caught.value.argument, caught.value.value) == refused
+        return
+    plan = BatchPlan(*fields)
+    assert (plan.effective, str(plan)) == (
+        effective,
+        f"{per_device} x {accumulation} x {devices} = {effective}",
+    )
+    utilization = plan.memory_utilization
+    assert utilization == float(Fraction(per_device, max_per_device))  # correctly rounded
+    assert 0 < utilization <= 1
+    assert (utilization == 1) == (per_device == max_per_device)
+    hf = plan.to_hf()
+    assert hf == {
+        "per_device_train_batch_size": per_device,
+        "gradient_accumulation_steps": accumulation,
+    }
+    assert hf["per_device_train_batch_size"] * hf["gradient_accumulation_steps"] * devices == (
+        plan.effective
+    )
+    assert plan.to_deepspeed() == {
+        "train_batch_size": effective,
+        "train_micro_batch_size_per_gpu": per_device,
+        "gradient_accumulation_steps": accumulation,
+    }

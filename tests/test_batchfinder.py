@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from hypothesis import assume, given
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from devutils.batch import BatchError, BatchTypeError
@@ -363,3 +363,80 @@ def test_cuda_and_out_of_memory_are_an_oom_only_in_a_runtime_error_of_one_messag
     assert not is_oom_error(ValueError("loss is NaN on CUDA; not an out of memory error"))
     assert not is_oom_error(RuntimeError("CUDA graph", "out of memory is not the cause"))
     assert is_oom_error(RuntimeError("MLU out of memory. Tried to allocate 2.00 MiB"))
+
+
+def lightning_power(fitting: frozenset[int], first: int, limit: int) -> list[int]:
+    """The sizes Lightning's power scaling tries: double from *first* until one fails (or
+    *limit* fits); where *first* fails, halve until one fits."""
+    sizes = [first]
+    if first in fitting:
+        while sizes[-1] in fitting and sizes[-1] < limit:
+            sizes.append(min(2 * sizes[-1], limit))
+    else:
+        while sizes[-1] not in fitting and sizes[-1] > 1:
+            sizes.append(sizes[-1] // 2)
+    return sizes
+
+
+def accelerate_decay(fitting: frozenset[int], first: int, decay: float) -> list[int]:
+    """The sizes accelerate's finder tries: from *first*, times *decay* after each failure,
+    down to 1 (which accelerate would leave untried)."""
+    sizes = [first]
+    while sizes[-1] not in fitting and sizes[-1] > 1:
+        sizes.append(max(1, int(sizes[-1] * decay)))
+    return sizes
+
+
+@settings(max_examples=30)  # (each size that does not fit collects garbage: 10 to 30 ms here)
+@given(
+    max_value=st.integers(1, 32),
+    mode=st.sampled_from(["binsearch", "power", "decay"]),
+    data=st.data(),
+)
+def test_a_search_records_each_probe_as_a_trial_and_returns_a_size_that_fit(
+    max_value: int, mode: Any, data: st.DataObject
+) -> None:
+    # Any "fits" function, monotone (the sizes up to a threshold) or not: the trials are
+    # the probe's calls in order, each size once, none past max_value, with the OOM error
+    # of each that did not fit; the size found is the largest that fit of those tried.
+    fitting = data.draw(
+        st.integers(0, 36).map(lambda threshold: frozenset(range(1, threshold + 1)))
+        | st.frozensets(st.integers(1, 32))
+    )
+    start = data.draw(st.none() | st.integers(1, max_value))
+    decay = data.draw(st.floats(0.05, 0.9))
+    message = "CUDA out of memory. Tried to allocate 2 GiB"
+    calls: list[int] = []
+
+    def probe(size: int) -> None:
+        calls.append(size)
+        if size not in fitting:
+            raise FakeOOM(message)
+
+    def trial(size: int) -> Trial:
+        return Trial(size, True) if size in fitting else Trial(size, False, f"FakeOOM: {message}")
+
+    options: dict[str, Any] = {"start": start, "max_value": max_value, "mode": mode}
+    try:
+        search = find_max_batch_size(probe, **options, decay=decay)
+    except BatchError as caught:
+        search, error = None, caught
+    first = start if start is not None else max_value if mode == "decay" else 1
+    assert calls[0] == first
+    assert len(set(calls)) == len(calls)
+    assert max(calls) <= max_value
+    if mode == "power":
+        assert calls == lightning_power(fitting, first, max_value)
+    elif mode == "decay":
+        assert calls == accelerate_decay(fitting, first, decay)
+    if search is None:  # only where even the smallest size, 1, did not fit
+        assert not fitting.intersection(calls)
+        assert calls[-1] == 1
+        assert (error.argument, error.value) == (None, tuple(map(trial, calls)))
+        return
+    assert search == BatchSearch(max(fitting.intersection(calls)), tuple(map(trial, calls)))
+    found = search.batch_size
+    if mode == "binsearch":  # no bigger neighbour fits: found + 1 failed, or is past max_value
+        assert found == max_value or trial(found + 1) in search.trials
+        if fitting == frozenset(range(1, len(fitting) + 1)):  # monotone: the brute-force max
+            assert found == max(size for size in range(1, max_value + 1) if size in fitting)

@@ -5,10 +5,12 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Mapping
+from itertools import pairwise
+from operator import sub
 from typing import Any
 
 import pytest
-from hypothesis import example, given
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from devutils.system import (
@@ -656,3 +658,146 @@ def test_a_cpu_going_offline_leaves_the_split_unknown() -> None:
     assert [s.usr, s.sys, s.idl, s.wai, s.stl] == [None] * 5
     steal_back = Snapshot(1.0, 1.0, cpu=(1010.1, 0, 0, 1020, 0, 0, 0, -1))  # steal's glitch
     assert compute_sample(before, steal_back).usr == pytest.approx(50)
+
+
+# -- properties added for the standard ---
+
+ALL_GROUPS = ("cpu", "disk", "net", "paging", "system", "load", "mem")
+READ_AS = {
+    "cpu": "cpu",
+    "disk": "disks",
+    "net": "nics",
+    "paging": "paging",
+    "system": "system",
+    "load": "load",
+    "mem": "mem",
+}
+"""Each group's field in a `Snapshot`."""
+_DELTA = st.integers(0, 10**9) | st.integers(-1000, -1)  # (now and then one goes back: a reset)
+
+
+@st.composite
+def cumulative_readings(draw: st.DrawFn) -> list[Snapshot]:
+    """Two to five readings of every group, as the kernel keeps them: counters that grow
+    from one reading to the next (but for a reset now and then), 1 ms to 3 h apart."""
+    now = 1000.0
+    cpu = [0] * 8  # whole seconds: their sums are exact
+    counters = dict.fromkeys(("sda", "sda1", "eth0", "lo", "paging", "system"), (10**6, 10**6))
+    readings = []
+    for _ in range(draw(st.integers(2, 5))):
+        now += draw(st.floats(1e-3, 1e4))
+        cpu = [seconds + draw(st.integers(0, 10**6)) for seconds in cpu]
+        counters = {
+            name: (first + draw(_DELTA), second + draw(_DELTA))
+            for name, (first, second) in counters.items()
+        }
+        readings.append(
+            Snapshot(
+                now,
+                now,
+                cpu=tuple(cpu),
+                disks={name: counters[name] for name in ("sda", "sda1")},
+                nics={name: counters[name] for name in ("eth0", "lo")},
+                paging=counters["paging"],
+                system=counters["system"],
+                load=draw(st.tuples(*[st.floats(0, 100)] * 3)),
+                mem=draw(st.tuples(*[st.integers(0, 2**40)] * 4)),
+                groups=ALL_GROUPS,
+            )
+        )
+    return readings
+
+
+def reading_readers(readings: list[Snapshot]) -> dict[str, Any]:
+    """A `Sampler`'s readers that give one reading after another, each group read once
+    per snapshot."""
+    return {
+        group: iter([getattr(reading, field) for reading in readings]).__next__
+        for group, field in READ_AS.items()
+    }
+
+
+def hand_rates(before: Snapshot, after: Snapshot, elapsed: float) -> dict[str, float]:
+    """The sample over *elapsed* seconds between two full readings, by hand: each rate is
+    its counter's delta / elapsed (0 for one that went back), the disk total sda's (sda1 is
+    a partition of it), the net total eth0's (lo is loopback); the cpu columns the deltas'
+    shares of their sum in percent, usr = user + nice + irq + softirq; load and memory as
+    read last."""
+
+    def rates(field: str, name: str | None = None) -> list[float]:
+        new, old = getattr(after, field), getattr(before, field)
+        if name is not None:
+            new, old = new[name], old[name]
+        return [max(new[0] - old[0], 0) / elapsed, max(new[1] - old[1], 0) / elapsed]
+
+    assert before.cpu is not None
+    assert after.cpu is not None
+    user, nice, system, idle, iowait, irq, softirq, steal = map(sub, after.cpu, before.cpu)
+    columns = [user + nice + irq + softirq, system, idle, iowait, steal]
+    total = sum(columns)
+    cpu = [100 * part / total for part in columns] if total else [0, 0, 100, 0, 0]
+    values = [elapsed, *cpu, *rates("disks", "sda"), *rates("nics", "eth0")]
+    values += [*rates("paging"), *rates("system"), *(after.load or ()), *(after.mem or ())]
+    expected = dict(zip(SAMPLE_FIELD_NAMES, values, strict=True))
+    for device, pair in [
+        ("disk sda1", rates("disks", "sda1")),
+        ("disk total", rates("disks", "sda")),
+        ("net lo", rates("nics", "lo")),
+        ("net total", rates("nics", "eth0")),
+    ]:
+        expected[f"{device} 0"], expected[f"{device} 1"] = pair
+    return expected
+
+
+def sample_rates(s: Sample) -> dict[str, float]:
+    """*s*'s numbers by name, as `hand_rates` gives them."""
+    values = {name: getattr(s, name) for name in SAMPLE_FIELD_NAMES}
+    for group, rates in [("disk", s.disks), ("net", s.nics)]:
+        for name, pair in rates.items():
+            values[f"{group} {name} 0"], values[f"{group} {name} 1"] = pair
+    return values
+
+
+SAMPLED: dict[str, Any] = {"disks": ["sda1", "total"], "nics": ["lo", "total"], "mem": True}
+"""What the properties ask a `Sampler` for: a partition, loopback, both totals, memory."""
+
+
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])  # (the clock is set)
+@given(readings=cumulative_readings())
+def test_a_sampler_gives_the_deltas_over_the_time_between_readings(
+    clock: FakeClock, readings: list[Snapshot]
+) -> None:
+    # snapshot() is the readers' counters at the clock's time; sample() primes, then gives
+    # the rates since the previous call, as a user would work them out by hand.
+    twice = [reading for reading in readings for _ in range(2)]  # for snapshot(), sample()
+    sampler = Sampler(**SAMPLED, readers=reading_readers(twice))
+    for previous, reading in zip([None, *readings], readings, strict=False):
+        clock.now = reading.monotonic
+        assert sampler.snapshot() == reading
+        s = sampler.sample()
+        if previous is None:
+            assert s is None
+            continue
+        assert s is not None
+        assert (s.time, s.missing) == (reading.time, ())
+        elapsed = reading.monotonic - previous.monotonic
+        assert sample_rates(s) == pytest.approx(hand_rates(previous, reading, elapsed), rel=1e-12)
+
+
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])  # (read as it moves)
+@given(readings=cumulative_readings(), interval=st.floats(1e-6, 1e-3))
+def test_run_gives_count_samples_an_interval_apart(
+    clock: FakeClock, readings: list[Snapshot], interval: float
+) -> None:
+    # run(interval, count) primes, then yields count samples, each one interval after the
+    # one before (the clock moves only as run sleeps), with the readings' rates over it.
+    count = len(readings) - 1
+    sampler = Sampler(**SAMPLED, readers=reading_readers(readings))
+    started = clock.now
+    samples = list(sampler.run(interval, count))
+    assert len(samples) == count
+    assert clock.now - started == pytest.approx(count * interval, rel=1e-6)
+    for (before, after), s in zip(pairwise(readings), samples, strict=True):
+        assert s.elapsed == pytest.approx(interval, rel=1e-6)
+        assert s.missing == ()
+        assert sample_rates(s) == pytest.approx(hand_rates(before, after, s.elapsed), rel=1e-12)
