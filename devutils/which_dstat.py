@@ -90,12 +90,10 @@ def _flavor_from_file(real: str) -> tuple[str | None, str | None, list[str]]:
     if re.search(r"\bdool\b", text, re.I):
         evidence.append("the script names dool")
         return "dool", version, evidence
-    if in_pcp:
-        return in_pcp, version, evidence
     if re.search(r"\bDstat\b|\bdstat_\w+", text):
         evidence.append("the script has the original dstat's markers")
         return "dstat", version, evidence
-    return None, version, evidence
+    return in_pcp, version, evidence
 
 
 def _flavor_from_version(path: str, timeout: float) -> tuple[str | None, str | None, str]:

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from devutils.which_dstat import which_dstat
+from devutils.which_dstat import DstatInfo, which_dstat
 
 ORIGINAL = """#!/usr/bin/python3
 ### This program is free software; you can redistribute it and/or modify
@@ -278,3 +278,49 @@ def test_which_dstat_names_what_each_script_on_path_says_it_is(
             # the one --version reports, else the script's own VERSION.
             expected = "pcp-dstat" if info.command == "pcp-dstat" else flavor
             assert (info.flavor, info.version) == (expected, announced or own)
+
+
+def banner(flavor: str, announced: str | None) -> str:
+    """What a script of *flavor* prints for ``--version``: its name, and its version."""
+    return " ".join([_BANNERS[flavor], *([announced] if announced else [])])
+
+
+_FOLDERS = ["bin", "opt/dstat", "pcp/bin", "libexec/pcp/bin"]
+"""Where a link on PATH may lead: plain folders, and folders named pcp."""
+_TARGETS = st.none() | st.tuples(
+    st.sampled_from(_FOLDERS),
+    st.sampled_from(["dstat", "dool", "pcp-dstat", "dstat.py", "dool-1.3"]),
+    st.sampled_from(sorted(_BANNERS)),
+    st.none() | _VERSIONS,
+)
+"""Nothing on PATH, or a link to a script: its folder, its name, the flavor it announces
+and the version it announces (or none)."""
+
+
+@given(st.fixed_dictionaries(dict.fromkeys(("dstat", "dool", "pcp-dstat"), _TARGETS)))
+def test_which_dstat_reports_the_file_a_link_on_path_resolves_to(
+    linked: dict[str, tuple[str, str, str, str | None] | None],
+) -> None:
+    with tempfile.TemporaryDirectory() as root, mock.patch.dict(os.environ, {"PATH": root}):
+        for command, target in linked.items():
+            if target is not None:
+                folder, name, flavor, announced = target
+                where = Path(root, "files", command, folder)
+                where.mkdir(parents=True)
+                script = install(where, name, f"#!/bin/sh\necho '{banner(flavor, announced)}'\n")
+                Path(root, command).symlink_to(script)
+        for info in which_dstat():
+            target = linked[info.command]
+            if target is None:
+                missing = DstatInfo(info.command, None, None, "missing", None, ("not on PATH",))
+                assert info == missing
+                continue
+            folder, name, flavor, announced = target
+            real = os.path.join(os.path.realpath(root), "files", info.command, folder, name)
+            # The file the link resolves to decides: one named pcp-dstat is pcp-dstat,
+            # else what the script says it is, wherever it lies (a folder named pcp too).
+            # The version is the one its --version announces.
+            expected = "pcp-dstat" if name == "pcp-dstat" else flavor
+            path = os.path.join(root, info.command)
+            assert info == DstatInfo(info.command, path, real, expected, announced, info.evidence)
+            assert info.evidence[-1] == f"--version says {banner(flavor, announced)!r}"
