@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from devutils.rates import GROUPS
 from devutils.system import (
     DISK_FILTER,
     NIC_FILTER,
@@ -662,7 +663,6 @@ def test_a_cpu_going_offline_leaves_the_split_unknown() -> None:
 
 # -- properties added for the standard ---
 
-ALL_GROUPS = ("cpu", "disk", "net", "paging", "system", "load", "mem")
 READ_AS = {
     "cpu": "cpu",
     "disk": "disks",
@@ -702,7 +702,7 @@ def cumulative_readings(draw: st.DrawFn) -> list[Snapshot]:
                 system=counters["system"],
                 load=draw(st.tuples(*[st.floats(0, 100)] * 3)),
                 mem=draw(st.tuples(*[st.integers(0, 2**40)] * 4)),
-                groups=ALL_GROUPS,
+                groups=GROUPS,
             )
         )
     return readings
