@@ -137,7 +137,8 @@ def replace_encoded(  # noqa: PLR0913 - the streams, then keyword-only settings
 
     The bytes are streamed: each chunk is decoded strictly, replaced, encoded and written
     (*target* None: only counted). Returns the finished `StreamReplacer` (its ``count``
-    and ``changed``).
+    and ``changed``). ``utf-8-sig`` is read as ``utf-8``: a byte order mark is kept where
+    there is one, and none is added.
 
     Raises:
         TypeError: If *replacer* is not a `Replacer`, *source* has no ``read`` or gives
@@ -160,14 +161,9 @@ def replace_encoded(  # noqa: PLR0913 - the streams, then keyword-only settings
         b'color\\r\\n'
     """
     chunk_size = check_chunk_size(chunk_size)
-    codec = _codec(encoding)
-    if codec in TRANSFORMS:
-        msg = f"{encoding!r} is a transform, not a text encoding"
-        raise LookupError(msg)
-    if codec in LOSSY:
-        msg = f"{encoding!r}: this Python's encoder loses bytes of it (see LOSSY)"
-        raise LookupError(msg)
-    "".encode(codec)  # a LookupError for a bytes-to-bytes codec (base64, zlib, rot13)
+    codec = _text_codec(encoding)
+    if codec != _codec(encoding):  # utf-8-sig, which would add a mark to a file without one
+        encoding = codec
     _check_streams(name, source, target)
     decoder = _StrictDecoder(encoding, name)
     encoder = codecs.getincrementalencoder(encoding)(errors="strict")
@@ -254,6 +250,23 @@ def _check_streams(name: object, source: object, target: object) -> None:
         if isinstance(stream, io.TextIOBase):
             msg = f"{role} must {verb} bytes (open it in binary mode), got {type(stream).__name__}"
             raise TypeError(msg)
+
+
+def _text_codec(encoding: object) -> str:
+    """The codec `replace_encoded` reads and writes *encoding*'s files with, by
+    `codecs.lookup` name (``utf-8`` for ``utf-8-sig``); a LookupError for one that is no
+    text file's encoding, or that this Python writes wrongly."""
+    codec = _codec(encoding)
+    if codec == "utf-8-sig":
+        return "utf-8"
+    if codec in TRANSFORMS:
+        msg = f"{encoding!r} is a transform, not a text encoding"
+        raise LookupError(msg)
+    if codec in LOSSY:
+        msg = f"{encoding!r}: this Python's encoder loses bytes of it (see LOSSY)"
+        raise LookupError(msg)
+    "".encode(codec)  # a LookupError for a bytes-to-bytes codec (base64, zlib, rot13)
+    return codec
 
 
 def _codec(encoding: object) -> str:

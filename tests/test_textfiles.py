@@ -568,7 +568,6 @@ def test_chunk_size_has_an_upper_bound(tmp_path: Path) -> None:
         ("iso2022_jp", b"\x1b$B\x1b(B colour"),  # an escape to JIS and straight back
         ("utf-16", "colour".encode("utf-16-be")),  # big-endian, would be written little
         ("utf-16", b"c\x00olour"),  # no byte order mark at all
-        ("utf-8-sig", b"colour"),  # would gain a byte order mark
     ],
 )
 def test_bytes_that_would_not_be_written_back_as_they_were_are_refused(
@@ -581,6 +580,15 @@ def test_bytes_that_would_not_be_written_back_as_they_were_are_refused(
         replace_encoded(
             Replacer({"colour": "color"}), io.BytesIO(data), out, name="f.txt", encoding=encoding
         )
+
+
+@pytest.mark.parametrize("data", [b"colour\n", b"\xef\xbb\xbfcolour\n", b"\xef\xbb\xbf"])
+def test_utf8_sig_keeps_a_byte_order_mark_and_adds_none(tmp_path: Path, data: bytes) -> None:
+    # A file without the mark was refused ("would gain a byte order mark"), where the
+    # command, which reads utf-8-sig as utf-8, rewrote it.
+    path = write(tmp_path / "a.txt", data)
+    replace_file(Replacer({"colour": "color"}), path, encoding="utf-8-sig")
+    assert path.read_bytes() == data.replace(b"colour", b"color")
 
 
 @pytest.mark.parametrize("chunk_size", [1, 2, 3, 7, 1 << 20])
