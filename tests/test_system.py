@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from devutils.rates import GROUPS
+from devutils.rates import FIELDS, GROUPS
 from devutils.system import (
     DISK_FILTER,
     NIC_FILTER,
@@ -663,16 +663,6 @@ def test_a_cpu_going_offline_leaves_the_split_unknown() -> None:
 
 # -- properties added for the standard ---
 
-READ_AS = {
-    "cpu": "cpu",
-    "disk": "disks",
-    "net": "nics",
-    "paging": "paging",
-    "system": "system",
-    "load": "load",
-    "mem": "mem",
-}
-"""Each group's field in a `Snapshot`."""
 _DELTA = st.integers(0, 10**9) | st.integers(-1000, -1)  # (now and then one goes back: a reset)
 
 
@@ -713,7 +703,7 @@ def reading_readers(readings: list[Snapshot]) -> dict[str, Any]:
     per snapshot."""
     return {
         group: iter([getattr(reading, field) for reading in readings]).__next__
-        for group, field in READ_AS.items()
+        for group, field in FIELDS.items()
     }
 
 
